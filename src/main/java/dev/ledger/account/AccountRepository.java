@@ -1,0 +1,37 @@
+package dev.ledger.account;
+
+import dev.ledger.idempotency.DurableRecord;
+import io.quarkus.hibernate.reactive.panache.PanacheRepositoryBase;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.UUID;
+
+/** Queries on accounts: Panache for reads, one call of {@code ledger_open_account} for the open. */
+@ApplicationScoped
+public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
+    private static final String OPEN = "SELECT * FROM ledger_open_account($1, $2, $3, $4, $5, $6)";
+
+    private final Pool pool;
+
+    public AccountRepository(Pool pool) {
+        this.pool = pool;
+    }
+
+    /** The account if it exists and belongs to {@code owner}, else null. */
+    public Uni<Account> findOwned(UUID id, String owner) {
+        return find("id = ?1 and owner = ?2", id, owner).firstResult();
+    }
+
+    /** Opens the account under the idempotency record, or returns what the record already holds. */
+    public Uni<Row> open(DurableRecord record, UUID id, String currency) {
+        return pool.preparedQuery(OPEN)
+                .execute(Tuple.of(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),
+                        record.expiresAt(), id, currency))
+                .map(rows -> rows.iterator().next());
+    }
+}

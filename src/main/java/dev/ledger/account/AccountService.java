@@ -1,0 +1,52 @@
+package dev.ledger.account;
+
+import dev.ledger.idempotency.DurableOutcome;
+import dev.ledger.idempotency.DurableRecord;
+import dev.ledger.idempotency.RecordedResponse;
+import dev.ledger.idempotency.RequestFingerprint;
+import dev.ledger.idempotency.ResponseRecorder;
+import dev.ledger.problem.ProblemException;
+import dev.ledger.problem.ProblemType;
+import io.quarkus.hibernate.reactive.panache.common.WithSession;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Row;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.UUID;
+
+@ApplicationScoped
+public class AccountService {
+    private final AccountRepository accounts;
+    private final ResponseRecorder recorder;
+
+    public AccountService(AccountRepository accounts, ResponseRecorder recorder) {
+        this.accounts = accounts;
+        this.recorder = recorder;
+    }
+
+    /** Opens an account in one transaction with its idempotency record. */
+    public Uni<DurableOutcome> open(DurableRecord record, OpenAccountRequest request) {
+        return accounts.open(record, UUID.randomUUID(), request.currency())
+                .map(row -> new DurableOutcome(row.getBoolean("replayed"),
+                        new RequestFingerprint(row.getBuffer("fingerprint").getBytes()),
+                        () -> render(row)));
+    }
+
+    private RecordedResponse render(Row row) {
+        UUID id = row.getUUID("account_id");
+        AccountView view = AccountView.opened(id, row.getString("currency"),
+                row.getOffsetDateTime("created_at").toInstant());
+        return recorder.created(view, "/accounts/" + id);
+    }
+
+    @WithSession
+    public Uni<AccountView> find(UUID id, String owner) {
+        return accounts.findOwned(id, owner)
+                .onItem().ifNull().failWith(AccountService::notFound)
+                .map(AccountView::of);
+    }
+
+    public static ProblemException notFound() {
+        return new ProblemException(ProblemType.ACCOUNT_NOT_FOUND, "No such account");
+    }
+}

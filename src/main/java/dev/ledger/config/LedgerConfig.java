@@ -1,0 +1,35 @@
+package dev.ledger.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+
+/** The service's own settings, under the {@code ledger.} prefix (environment: {@code LEDGER_...}). */
+@ConfigMapping(prefix = "ledger")
+public interface LedgerConfig {
+
+    Idempotency idempotency();
+
+    Request request();
+
+    interface Idempotency {
+        /**
+         * How long an in-flight reservation blocks its key before another request may take it over.
+         * Must exceed the longest a request can take (its timeouts), else a slow request's duplicate
+         * would run too; Postgres still applies the key once, so the cost is only wasted work.
+         */
+        @WithDefault("30s")
+        Duration lease();
+
+        /** How long a completed key keeps replaying its recorded answer (at least 24 h by contract). */
+        @WithDefault("24h")
+        Duration retention();
+    }
+
+    interface Request {
+        /** Largest POST body accepted; larger bodies get 413 {@code payload-too-large}. */
+        @WithDefault("65536")
+        int maxBodyBytes();
+    }
+}

@@ -1,0 +1,35 @@
+package dev.ledger.idempotency;
+
+import io.vertx.pgclient.PgException;
+
+import java.io.IOException;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Tells a database that is unavailable (connection lost or refused, timed out, shutting down,
+ * overloaded, a deadlock or serialization failure: worth a retry, 503) from a bug (500).
+ */
+final class DatabaseFailures {
+    private DatabaseFailures() {
+    }
+
+    static boolean isUnavailable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof PgException pg) {
+                String state = pg.getSqlState() == null ? "" : pg.getSqlState();
+                // 08 connection, 40 transaction rollback, 53 resources, 57 operator intervention, 58 system
+                return state.startsWith("08") || state.startsWith("40") || state.startsWith("53")
+                        || state.startsWith("57") || state.startsWith("58");
+            }
+            if (t instanceof IOException || t instanceof TimeoutException
+                    || t instanceof io.vertx.sqlclient.ClosedConnectionException
+                    || t instanceof org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException
+                    || t instanceof org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException
+                    || t instanceof io.vertx.core.VertxException
+                    || t instanceof io.vertx.core.impl.NoStackTraceThrowable) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,66 @@
+package dev.ledger.idempotency;
+
+import dev.ledger.config.LedgerConfig;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The fast path of idempotency, in Redis: reserve, complete and release, each one atomic Lua
+ * call through {@link RedisScripts} (bounded, behind the circuit breaker {@code redis}).
+ * Redis may forget anything at any time; Postgres decides.
+ */
+@ApplicationScoped
+public class IdempotencyStore {
+    private static final LuaScript RESERVE = LuaScript.load("reserve.lua");
+    private static final LuaScript COMPLETE = LuaScript.load("complete.lua");
+    private static final LuaScript RELEASE = LuaScript.load("release.lua");
+
+    private final RedisScripts redis;
+    private final LedgerConfig config;
+
+    public IdempotencyStore(RedisScripts redis, LedgerConfig config) {
+        this.redis = redis;
+        this.config = config;
+    }
+
+    public Uni<Reservation> reserve(IdempotentRequest request) {
+        String owner = UUID.randomUUID().toString();
+        return redis.run(RESERVE, request.redisKey(), request.fingerprint().hex(), owner,
+                        Long.toString(config.idempotency().lease().toMillis()))
+                .map(reply -> Reservation.decode(strings(reply), owner));
+    }
+
+    /**
+     * Records the answer if {@code owner} still holds the key; with owner {@code ""} (no
+     * reservation was held) only if the key is free. Answers whether it was written.
+     */
+    public Uni<Boolean> complete(IdempotentRequest request, String owner, RequestFingerprint fingerprint,
+                                 RecordedResponse response) {
+        return redis.run(COMPLETE, request.redisKey(), owner, fingerprint.hex(),
+                        Long.toString(config.idempotency().retention().toMillis()),
+                        Integer.toString(response.status()), response.contentType(),
+                        response.location() == null ? "" : response.location(),
+                        new String(response.body(), StandardCharsets.UTF_8))
+                .map(reply -> reply.toInteger() == 1);
+    }
+
+    /** Frees the key if {@code owner} still holds it, so that a retry executes afresh. */
+    public Uni<Boolean> release(IdempotentRequest request, String owner) {
+        return redis.run(RELEASE, request.redisKey(), owner).map(reply -> reply.toInteger() == 1);
+    }
+
+    private static List<String> strings(Response reply) {
+        List<String> out = new ArrayList<>(reply.size());
+        for (int i = 0; i < reply.size(); i++) {
+            Response element = reply.get(i);
+            out.add(element == null ? null : element.toString());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,126 @@
+package dev.ledger.idempotency;
+
+import dev.ledger.config.LedgerConfig;
+import dev.ledger.problem.Problem;
+import dev.ledger.problem.ProblemException;
+import dev.ledger.problem.ProblemType;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.core.Response;
+import org.jboss.logging.Logger;
+
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Map;
+
+/**
+ * The idempotency state machine every POST runs through, in one place:
+ * <ol>
+ *   <li><b>reserve</b> the key in Redis: a completed key replays, an in-flight one answers 409
+ *       {@code request-in-progress}, one used for another request 422 {@code idempotency-key-reused};
+ *       when Redis cannot answer, go on without it (Postgres still decides);</li>
+ *   <li><b>execute</b> the business step in one Postgres transaction that inserts the durable record
+ *       first, so a duplicate Redis forgot gets the recorded answer instead of a second effect;</li>
+ *   <li><b>complete</b> the key in Redis with the answer (owner-checked), or on failure before the
+ *       answer is known <b>release</b> it (owner-checked) and answer 503, so a retry executes afresh.</li>
+ * </ol>
+ */
+@ApplicationScoped
+public class IdempotentExecutor {
+    private static final Logger LOG = Logger.getLogger(IdempotentExecutor.class);
+    /** Owner of a request that holds no reservation (Redis was unavailable at reserve). */
+    private static final String NO_OWNER = "";
+
+    private final IdempotencyStore store;
+    private final LedgerConfig config;
+
+    public IdempotentExecutor(IdempotencyStore store, LedgerConfig config) {
+        this.store = store;
+        this.config = config;
+    }
+
+    public Uni<Response> execute(IdempotentRequest request, DurableOperation operation) {
+        return store.reserve(request)
+                .onFailure().recoverWithItem(failure -> {
+                    LOG.warnf("Redis unavailable at reserve (%s); key %s goes to Postgres directly",
+                            failure.getClass().getSimpleName(), request.logLabel());
+                    return new Reservation.Acquired(NO_OWNER);
+                })
+                .chain(reservation -> {
+                    if (reservation instanceof Reservation.Acquired acquired) {
+                        return executeDurably(request, acquired.owner(), operation);
+                    }
+                    if (reservation instanceof Reservation.Completed completed) {
+                        return Uni.createFrom().item(completed.response().toResponse(true));
+                    }
+                    if (reservation instanceof Reservation.InProgress inProgress) {
+                        return Uni.createFrom().failure(inProgress(inProgress));
+                    }
+                    return Uni.createFrom().failure(keyReused());
+                });
+    }
+
+    private Uni<Response> executeDurably(IdempotentRequest request, String owner, DurableOperation operation) {
+        OffsetDateTime expiresAt = OffsetDateTime.now(ZoneOffset.UTC).plus(config.idempotency().retention());
+        DurableRecord record = new DurableRecord(request.client(), request.keyHash(),
+                request.fingerprint().bytes(), expiresAt);
+        return Uni.createFrom().deferred(() -> operation.execute(record))
+                // Nothing known to be committed: free the key so that a retry executes afresh.
+                // (If the commit did land, the retry finds the durable record and replays it.)
+                .onFailure().call(failure -> release(request, owner))
+                .onFailure(DatabaseFailures::isUnavailable).transform(failure -> {
+                    LOG.warnf("Postgres unavailable for key %s: %s", request.logLabel(), failure.toString());
+                    return unavailable();
+                })
+                .chain(outcome -> {
+                    if (!outcome.fingerprint().equals(request.fingerprint())) {
+                        // Redis had forgotten a key that Postgres holds for another request.
+                        return release(request, owner).replaceWith(Uni.createFrom().failure(keyReused()));
+                    }
+                    RecordedResponse answer = outcome.answer().get();
+                    return complete(request, owner, answer).replaceWith(answer.toResponse(outcome.replayed()));
+                });
+    }
+
+    private Uni<Void> complete(IdempotentRequest request, String owner, RecordedResponse answer) {
+        return store.complete(request, owner, request.fingerprint(), answer)
+                .onFailure().recoverWithItem(failure -> {
+                    // The answer is committed in Postgres; a retry replays it from there.
+                    LOG.warnf("Could not record key %s in Redis (%s)", request.logLabel(), failure.getClass().getSimpleName());
+                    return false;
+                })
+                .replaceWithVoid();
+    }
+
+    private Uni<Void> release(IdempotentRequest request, String owner) {
+        if (NO_OWNER.equals(owner)) {
+            return Uni.createFrom().voidItem();
+        }
+        return store.release(request, owner)
+                .onFailure().recoverWithItem(failure -> {
+                    // The lease expires by itself; until then a retry gets 409 request-in-progress.
+                    LOG.warnf("Could not release key %s in Redis (%s)", request.logLabel(), failure.getClass().getSimpleName());
+                    return false;
+                })
+                .replaceWithVoid();
+    }
+
+    private static ProblemException inProgress(Reservation.InProgress inProgress) {
+        return new ProblemException(
+                new Problem(ProblemType.REQUEST_IN_PROGRESS,
+                        "A request with this Idempotency-Key is still being processed; retry after it completes"),
+                Map.of("Retry-After", Long.toString(inProgress.retryAfterSeconds())));
+    }
+
+    private static ProblemException keyReused() {
+        return new ProblemException(ProblemType.IDEMPOTENCY_KEY_REUSED,
+                "This Idempotency-Key was already used for a different request (method, path or body)");
+    }
+
+    private static ProblemException unavailable() {
+        return new ProblemException(
+                new Problem(ProblemType.SERVICE_UNAVAILABLE,
+                        "The ledger database is unavailable; nothing was applied, retry with the same Idempotency-Key"),
+                Map.of("Retry-After", "1"));
+    }
+}

@@ -1,0 +1,33 @@
+package dev.ledger.idempotency;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+
+/**
+ * One POST as the idempotency layer sees it: whose key it is, and what request it stands for.
+ * The key is stored only as a SHA-256 of client and key, so raw keys never reach Redis or
+ * Postgres and two clients' equal keys are two different keys.
+ */
+public record IdempotentRequest(String client, byte[] keyHash, RequestFingerprint fingerprint) {
+
+    public static IdempotentRequest of(String client, IdempotencyKey key, String method, String path, JsonNode body) {
+        MessageDigest sha = RequestFingerprint.sha256();
+        sha.update(client.getBytes(StandardCharsets.UTF_8));
+        sha.update((byte) 0);
+        sha.update(key.value().getBytes(StandardCharsets.US_ASCII));
+        return new IdempotentRequest(client, sha.digest(), RequestFingerprint.of(method, path, body));
+    }
+
+    /** The Redis key; the braces make it a Redis Cluster hash tag. */
+    public String redisKey() {
+        return "idem:{" + HexFormat.of().formatHex(keyHash) + "}";
+    }
+
+    /** A short, non-reversible label for logs. */
+    public String logLabel() {
+        return HexFormat.of().formatHex(keyHash, 0, 6);
+    }
+}

@@ -1,0 +1,70 @@
+package dev.ledger.idempotency;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+/**
+ * What makes two requests "the same request" for an idempotency key: SHA-256 over the method,
+ * the path and the body's canonical JSON (object members sorted, no insignificant white space),
+ * so that white space, member order and escapes do not matter but any change of value does.
+ */
+public record RequestFingerprint(byte[] bytes) {
+    private static final ObjectMapper CANONICAL = JsonMapper.builder()
+            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+            .build();
+
+    public static RequestFingerprint of(String method, String path, JsonNode body) {
+        try {
+            // Through plain maps, which ORDER_MAP_ENTRIES_BY_KEYS sorts at every depth.
+            Object tree = CANONICAL.treeToValue(body, Object.class);
+            byte[] canonical = CANONICAL.writeValueAsBytes(tree);
+            MessageDigest sha = sha256();
+            sha.update((method + '\n' + path + '\n').getBytes(StandardCharsets.UTF_8));
+            sha.update(canonical);
+            return new RequestFingerprint(sha.digest());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static RequestFingerprint fromHex(String hex) {
+        return new RequestFingerprint(HexFormat.of().parseHex(hex));
+    }
+
+    public String hex() {
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RequestFingerprint other && MessageDigest.isEqual(bytes, other.bytes);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public String toString() {
+        return "RequestFingerprint[" + hex().substring(0, 12) + "]";
+    }
+}

@@ -1,0 +1,68 @@
+package dev.ledger.problem;
+
+import jakarta.ws.rs.NotAcceptableException;
+import jakarta.ws.rs.NotAllowedException;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.NotSupportedException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The one place where an exception becomes an HTTP answer, always RFC 9457 problem+json.
+ * Nothing of an exception's class, message or stack reaches a client except a
+ * {@link ProblemException}'s own detail.
+ */
+public class ProblemMapper {
+    private static final Logger LOG = Logger.getLogger(ProblemMapper.class);
+
+    @ServerExceptionMapper
+    public Response problem(ProblemException e) {
+        return respond(e.problem(), e.headers());
+    }
+
+    @ServerExceptionMapper
+    public Response webApplication(WebApplicationException e) {
+        int status = e.getResponse() == null ? 500 : e.getResponse().getStatus();
+        Problem problem;
+        if (e instanceof NotFoundException) {
+            problem = new Problem(ProblemType.NOT_FOUND, "No resource at this path");
+        } else if (e instanceof NotAllowedException) {
+            problem = new Problem(ProblemType.METHOD_NOT_ALLOWED, "This method is not allowed on this path");
+        } else if (e instanceof NotSupportedException || status == 415) {
+            problem = new Problem(ProblemType.UNSUPPORTED_MEDIA_TYPE,
+                    "Request bodies must be application/json (UTF-8)");
+        } else if (e instanceof NotAcceptableException) {
+            problem = new Problem(ProblemType.NOT_ACCEPTABLE, "Responses are application/json");
+        } else if (status == 413) {
+            problem = new Problem(ProblemType.PAYLOAD_TOO_LARGE, "Request body too large");
+        } else if (status >= 400 && status < 500) {
+            problem = new Problem(ProblemType.INVALID_REQUEST, "The request could not be read");
+        } else {
+            return unexpected(e);
+        }
+        Map<String, String> headers = e instanceof NotAllowedException && e.getResponse().getHeaderString("Allow") != null
+                ? Map.of("Allow", e.getResponse().getHeaderString("Allow"))
+                : Map.of();
+        return respond(problem, headers);
+    }
+
+    @ServerExceptionMapper
+    public Response unexpected(Throwable e) {
+        String incident = UUID.randomUUID().toString();
+        LOG.errorf(e, "Unexpected failure, incident %s", incident);
+        return respond(new Problem(ProblemType.INTERNAL_ERROR, "Unexpected failure; incident " + incident), Map.of());
+    }
+
+    public static Response respond(Problem problem, Map<String, String> headers) {
+        Response.ResponseBuilder builder = Response.status(problem.getStatus())
+                .type(Problem.MEDIA_TYPE)
+                .entity(problem);
+        headers.forEach(builder::header);
+        return builder.build();
+    }
+}

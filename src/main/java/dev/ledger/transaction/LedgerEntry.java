@@ -1,0 +1,35 @@
+package dev.ledger.transaction;
+
+import io.quarkus.hibernate.reactive.panache.PanacheEntityBase;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/** An applied debit or credit. Immutable once written. */
+@Entity
+@Table(name = "ledger_entries")
+public class LedgerEntry extends PanacheEntityBase {
+    @Id
+    public UUID id;
+
+    @Column(name = "account_id")
+    public UUID accountId;
+
+    public String type;
+
+    public long amount;
+
+    public long sequence;
+
+    public String reference;
+
+    @Column(name = "balance_after")
+    public long balanceAfter;
+
+    @Column(name = "created_at")
+    public Instant createdAt;
+}

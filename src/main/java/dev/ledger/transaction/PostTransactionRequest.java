@@ -1,0 +1,34 @@
+package dev.ledger.transaction;
+
+import dev.ledger.http.JsonBody;
+import dev.ledger.problem.ProblemException;
+import dev.ledger.problem.ProblemType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
+import java.util.List;
+
+/** Body of {@code POST /accounts/{id}/transactions}. */
+@Schema(name = "PostTransactionRequest", additionalProperties = Schema.False.class)
+public record PostTransactionRequest(
+        @Schema(required = true) TransactionType type,
+        @Schema(required = true, minimum = "1", maximum = "1000000000000000",
+                description = "Integer minor units (cents); not a float or a string") long amount,
+        @Schema(required = true, minimum = "1", maximum = "9223372036854775807",
+                description = "Applied only if greater than the account's lastSequence; gaps are allowed") long sequence,
+        @Schema(maxLength = 255, nullable = true) String reference) {
+
+    public static final long MAX_AMOUNT = 1_000_000_000_000_000L;
+    public static final int MAX_REFERENCE = 255;
+    static final List<String> MEMBERS = List.of("type", "amount", "sequence", "reference");
+
+    static PostTransactionRequest from(JsonBody body) {
+        String type = body.requiredString("type");
+        if (!type.equals("DEBIT") && !type.equals("CREDIT")) {
+            throw new ProblemException(ProblemType.INVALID_REQUEST, "'type' must be DEBIT or CREDIT");
+        }
+        return new PostTransactionRequest(TransactionType.valueOf(type),
+                body.requiredLong("amount", 1, MAX_AMOUNT),
+                body.requiredLong("sequence", 1, Long.MAX_VALUE),
+                body.optionalString("reference", MAX_REFERENCE));
+    }
+}

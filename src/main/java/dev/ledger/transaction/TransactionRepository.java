@@ -1,0 +1,49 @@
+package dev.ledger.transaction;
+
+import dev.ledger.idempotency.DurableRecord;
+import io.quarkus.hibernate.reactive.panache.PanacheRepositoryBase;
+import io.quarkus.panache.common.Sort;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+
+/** Queries on ledger entries: Panache for reads, one call of {@code ledger_post_transaction} for a POST. */
+@ApplicationScoped
+public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry, UUID> {
+    private static final String POST =
+            "SELECT * FROM ledger_post_transaction($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+
+    private final Pool pool;
+
+    public TransactionRepository(Pool pool) {
+        this.pool = pool;
+    }
+
+    /** Up to {@code limit} entries with sequence above {@code after}, ascending. */
+    public Uni<List<LedgerEntry>> page(UUID accountId, long after, int limit) {
+        return find("accountId = ?1 and sequence > ?2", Sort.by("sequence"), accountId, after)
+                .range(0, limit - 1).list();
+    }
+
+    public Uni<LedgerEntry> findInAccount(UUID accountId, UUID id) {
+        return find("id = ?1 and accountId = ?2", id, accountId).firstResult();
+    }
+
+    /**
+     * Inserts the idempotency record, applies the sequence-checked update and the ledger entry, all
+     * in one statement; or returns what the record already holds. A null account id finds no account.
+     */
+    public Uni<Row> post(DurableRecord record, UUID accountId, UUID entryId, PostTransactionRequest request) {
+        Tuple args = Tuple.from(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()),
+                Buffer.buffer(record.fingerprint()), record.expiresAt(), accountId, entryId,
+                request.type().name(), request.amount(), request.sequence(), request.reference()));
+        return pool.preparedQuery(POST).execute(args).map(rows -> rows.iterator().next());
+    }
+}

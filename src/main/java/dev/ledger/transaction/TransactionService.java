@@ -1,0 +1,108 @@
+package dev.ledger.transaction;
+
+import dev.ledger.account.AccountRepository;
+import dev.ledger.account.AccountService;
+import dev.ledger.idempotency.DurableOutcome;
+import dev.ledger.idempotency.DurableRecord;
+import dev.ledger.idempotency.RecordedResponse;
+import dev.ledger.idempotency.RequestFingerprint;
+import dev.ledger.idempotency.ResponseRecorder;
+import dev.ledger.problem.Problem;
+import dev.ledger.problem.ProblemException;
+import dev.ledger.problem.ProblemType;
+import io.quarkus.hibernate.reactive.panache.common.WithSession;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Row;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Debits and credits. The rules (sequence check, no overdraft) are enforced by the one
+ * sequence-checked UPDATE inside {@code ledger_post_transaction}; this class turns its outcome
+ * into the answer that is sent and recorded.
+ */
+@ApplicationScoped
+public class TransactionService {
+    private final TransactionRepository transactions;
+    private final AccountRepository accounts;
+    private final ResponseRecorder recorder;
+
+    public TransactionService(TransactionRepository transactions, AccountRepository accounts, ResponseRecorder recorder) {
+        this.transactions = transactions;
+        this.accounts = accounts;
+        this.recorder = recorder;
+    }
+
+    /** Posts in one transaction with its idempotency record. A null account id (not a UUID) is unknown. */
+    public Uni<DurableOutcome> post(DurableRecord record, UUID accountId, PostTransactionRequest request) {
+        return transactions.post(record, accountId, UUID.randomUUID(), request)
+                .map(row -> new DurableOutcome(row.getBoolean("replayed"),
+                        new RequestFingerprint(row.getBuffer("fingerprint").getBytes()),
+                        () -> render(row, request)));
+    }
+
+    /** The answer of an outcome row; for a replay the row holds the stored data, so the bytes are the original's. */
+    private RecordedResponse render(Row row, PostTransactionRequest request) {
+        String outcome = row.getString("outcome");
+        switch (outcome) {
+            case "APPLIED":
+                UUID accountId = row.getUUID("account_id");
+                UUID entryId = row.getUUID("entry_id");
+                TransactionView view = new TransactionView(entryId, accountId,
+                        TransactionType.valueOf(row.getString("type")), row.getLong("amount"), row.getLong("sequence"),
+                        row.getString("reference"), row.getLong("balance_after"),
+                        row.getOffsetDateTime("created_at").toInstant());
+                return recorder.created(view, "/accounts/" + accountId + "/transactions/" + entryId);
+            case "ACCOUNT_NOT_FOUND":
+                return recorder.problem(AccountService.notFound().problem());
+            case "STALE_SEQUENCE":
+                long last = row.getLong("last_sequence");
+                return recorder.problem(new Problem(ProblemType.STALE_SEQUENCE,
+                        "Sequence " + request.sequence() + " is not greater than the account's last sequence " + last)
+                        .with("lastSequence", last));
+            case "INSUFFICIENT_FUNDS":
+                long balance = row.getLong("balance");
+                return recorder.problem(new Problem(ProblemType.INSUFFICIENT_FUNDS,
+                        "Debit of " + request.amount() + " exceeds balance " + balance)
+                        .with("balance", balance));
+            case "BALANCE_LIMIT_EXCEEDED":
+                long current = row.getLong("balance");
+                return recorder.problem(new Problem(ProblemType.BALANCE_LIMIT_EXCEEDED,
+                        "Credit of " + request.amount() + " would take balance " + current
+                                + " past the largest balance " + Long.MAX_VALUE)
+                        .with("balance", current));
+            default:
+                throw new IllegalStateException("Unknown outcome " + outcome);
+        }
+    }
+
+    @WithSession
+    public Uni<TransactionPage> list(UUID accountId, String owner, long after, int limit) {
+        return accounts.findOwned(accountId, owner)
+                .onItem().ifNull().failWith(AccountService::notFound)
+                .chain(account -> transactions.page(accountId, after, limit + 1))
+                .map(entries -> {
+                    boolean more = entries.size() > limit;
+                    List<TransactionView> items = entries.stream().limit(limit).map(TransactionView::of).toList();
+                    Long next = more ? items.get(items.size() - 1).sequence() : null;
+                    return new TransactionPage(items, next);
+                });
+    }
+
+    @WithSession
+    public Uni<TransactionView> find(UUID accountId, String owner, UUID transactionId) {
+        return accounts.findOwned(accountId, owner)
+                .onItem().ifNull().failWith(AccountService::notFound)
+                .chain(account -> transactionId == null
+                        ? Uni.createFrom().nullItem()
+                        : transactions.findInAccount(accountId, transactionId))
+                .onItem().ifNull().failWith(TransactionService::notFound)
+                .map(TransactionView::of);
+    }
+
+    static ProblemException notFound() {
+        return new ProblemException(ProblemType.TRANSACTION_NOT_FOUND, "No such transaction in this account");
+    }
+}

@@ -1,0 +1,5 @@
+package dev.ledger.transaction;
+
+public enum TransactionType {
+    DEBIT, CREDIT
+}

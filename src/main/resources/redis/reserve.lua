@@ -1,0 +1,21 @@
+-- Reserve an idempotency key, or report what it already holds. One atomic round trip.
+-- KEYS[1] the key's hash   ARGV[1] request fingerprint   ARGV[2] owner token   ARGV[3] lease (ms)
+-- Returns one of:
+--   {'ACQUIRED'}                                        the caller owns the key for the lease
+--   {'COMPLETED', status, content_type, location, body} the recorded answer (same fingerprint)
+--   {'IN_PROGRESS', remaining_lease_ms}                 another request holds the lease
+--   {'MISMATCH'}                                        the key belongs to another request
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then
+  redis.call('HSET', KEYS[1], 'state', 'PROCESSING', 'fp', ARGV[1], 'owner', ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return {'ACQUIRED'}
+end
+if redis.call('HGET', KEYS[1], 'fp') ~= ARGV[1] then
+  return {'MISMATCH'}
+end
+if state == 'COMPLETED' then
+  local r = redis.call('HMGET', KEYS[1], 'status', 'ctype', 'location', 'body')
+  return {'COMPLETED', r[1], r[2], r[3] or '', r[4]}
+end
+return {'IN_PROGRESS', tostring(redis.call('PTTL', KEYS[1]))}
