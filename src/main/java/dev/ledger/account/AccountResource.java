@@ -5,6 +5,7 @@ import dev.ledger.http.IdempotentPosts;
 import dev.ledger.http.PathIds;
 import dev.ledger.problem.Problem;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -23,10 +24,7 @@ import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
-import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
-
-import java.util.List;
 
 import static dev.ledger.http.OpenApiText.*;
 
@@ -58,12 +56,10 @@ public class AccountResource {
     @APIResponse(responseCode = "415", description = UNSUPPORTED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "422", description = KEY_REUSED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "503", description = UNAVAILABLE, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public Uni<Response> open(
-            @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT,
-                    schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 512, pattern = KEY_PATTERN))
-            @RestHeader(KEY) List<String> idempotencyKey,
-            UriInfo uri, byte[] body) {
-        return posts.handle(idempotencyKey, uri.getPath(), body, OpenAccountRequest.MEMBERS, OpenAccountRequest::from,
+    @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT,
+            schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 512, pattern = KEY_PATTERN))
+    public Uni<Response> open(HttpServerRequest http, UriInfo uri, byte[] body) {
+        return posts.handle(http.headers().getAll(KEY), uri.getPath(), body, OpenAccountRequest.MEMBERS, OpenAccountRequest::from,
                 request -> record -> service.open(record, request));
     }
 

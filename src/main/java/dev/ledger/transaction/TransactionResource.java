@@ -7,6 +7,7 @@ import dev.ledger.http.QueryParams;
 import dev.ledger.account.AccountService;
 import dev.ledger.problem.Problem;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -25,11 +26,8 @@ import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
-import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
-import org.jboss.resteasy.reactive.RestQuery;
 
-import java.util.List;
 import java.util.UUID;
 
 import static dev.ledger.http.OpenApiText.*;
@@ -72,15 +70,12 @@ public class TransactionResource {
             + "balance-limit-exceeded: the credit would take the balance past 2^63-1 (recorded); or " + KEY_REUSED,
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "503", description = UNAVAILABLE, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public Uni<Response> post(
-            @RestPath String id,
-            @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT,
-                    schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 512, pattern = KEY_PATTERN))
-            @RestHeader(KEY) List<String> idempotencyKey,
-            UriInfo uri, byte[] body) {
+    @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT,
+            schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 512, pattern = KEY_PATTERN))
+    public Uni<Response> post(@RestPath String id, HttpServerRequest http, UriInfo uri, byte[] body) {
         // An id that is not a UUID names no account: the outcome is a recorded 404 like any unknown id.
         UUID accountId = PathIds.parse(id).orElse(null);
-        return posts.handle(idempotencyKey, uri.getPath(), body, PostTransactionRequest.MEMBERS, PostTransactionRequest::from,
+        return posts.handle(http.headers().getAll(KEY), uri.getPath(), body, PostTransactionRequest.MEMBERS, PostTransactionRequest::from,
                 request -> record -> service.post(record, accountId, request));
     }
 
@@ -92,14 +87,14 @@ public class TransactionResource {
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "404", description = "account-not-found",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public Uni<TransactionPage> list(
-            @RestPath String id,
-            @Parameter(description = "Return transactions with sequence greater than this (default 0)",
-                    schema = @Schema(type = SchemaType.INTEGER, minimum = "0")) @RestQuery String after,
-            @Parameter(description = "Page size, 1-500 (default 50)",
-                    schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "500")) @RestQuery String limit) {
-        long afterValue = QueryParams.integer("after", after, 0, 0, Long.MAX_VALUE);
-        int limitValue = (int) QueryParams.integer("limit", limit, DEFAULT_LIMIT, 1, MAX_LIMIT);
+    @Parameter(name = "after", in = ParameterIn.QUERY, description = "Return transactions with sequence greater than this (default 0)",
+            schema = @Schema(type = SchemaType.INTEGER, format = "int64", minimum = "0"))
+    @Parameter(name = "limit", in = ParameterIn.QUERY, description = "Page size, 1-500 (default 50)",
+            schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "500"))
+    public Uni<TransactionPage> list(@RestPath String id, HttpServerRequest http) {
+        // Raw parameters: an empty value (limit=) is an invalid value, not an absent one.
+        long afterValue = QueryParams.integer("after", http.getParam("after"), 0, 0, Long.MAX_VALUE);
+        int limitValue = (int) QueryParams.integer("limit", http.getParam("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT);
         return PathIds.parse(id)
                 .map(uuid -> service.list(uuid, caller.clientId(), afterValue, limitValue))
                 .orElseGet(() -> Uni.createFrom().failure(AccountService.notFound()));

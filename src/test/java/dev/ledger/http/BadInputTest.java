@@ -1,0 +1,198 @@
+package dev.ledger.http;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static dev.ledger.LedgerApi.balance;
+import static dev.ledger.LedgerApi.credit;
+import static dev.ledger.LedgerApi.entryCount;
+import static dev.ledger.LedgerApi.lastSequence;
+import static dev.ledger.LedgerApi.newAccount;
+import static dev.ledger.LedgerApi.newKey;
+import static dev.ledger.LedgerApi.postTransaction;
+import static dev.ledger.LedgerApi.transaction;
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every class of bad input gets a 4xx problem naming what is wrong, never a 500, never a change
+ * of data, and never a recorded key: the same key then works for a valid request.
+ */
+@QuarkusTest
+class BadInputTest {
+
+    /** Sends a bad body with a fresh key and checks the whole promise; answers the problem. */
+    private Response rejects(int status, String slug, ContentType type, byte[] body) {
+        String account = newAccount();
+        credit(account, 500, 1);
+        String key = newKey();
+        var request = given().header("Idempotency-Key", key);
+        if (type != null) {
+            request = request.contentType(type);
+        }
+        if (body != null) {
+            request = request.body(body);
+        }
+        Response response = request.when().post("/accounts/" + account + "/transactions").andReturn();
+        assertEquals(status, response.statusCode(), response.asString());
+        assertTrue(response.contentType().startsWith("application/problem+json"), response.contentType());
+        assertEquals("/problems/" + slug, response.path("type"));
+        assertEquals(status, (int) response.path("status"));
+        assertFalse(response.asString().matches("(?s).*(Exception|at [a-z]+\\.|SQL|org\\.|io\\.|java\\.).*"),
+                "internals leaked: " + response.asString());
+        // nothing changed
+        assertEquals(500, balance(account));
+        assertEquals(1, lastSequence(account));
+        assertEquals(1, entryCount(account));
+        // nothing recorded: the key is free for a valid request
+        Response valid = postTransaction(account, key, transaction("CREDIT", 1, 2));
+        assertEquals(201, valid.statusCode());
+        assertNull(valid.header("Idempotent-Replayed"));
+        return response;
+    }
+
+    private Response rejects(String body) {
+        return rejects(400, "invalid-request", ContentType.JSON, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"{", "{\"type\":\"CREDIT\",}", "nul", "{\"type\":\"CREDIT\" \"amount\":1}", "[]", "\"x\"", "42",
+            "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2} {}", "{'type':'CREDIT'}"})
+    void malformedJson(String body) {
+        rejects(body);
+    }
+
+    @Test
+    void invalidUtf8() {
+        byte[] body = "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"\u0000\"}".getBytes(StandardCharsets.UTF_8);
+        byte[] broken = new byte[body.length];
+        System.arraycopy(body, 0, broken, 0, body.length);
+        broken[body.length - 3] = (byte) 0xC3; // a lead byte with no continuation
+        rejects(400, "invalid-request", ContentType.JSON, broken);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\"100\"", "100.0", "1e2", "1.5", "true", "null", "[100]", "{\"v\":100}"})
+    void amountOfTheWrongJsonType(String amount) {
+        Response response = rejects("{\"type\":\"CREDIT\",\"amount\":" + amount + ",\"sequence\":2}");
+        assertTrue(response.<String>path("detail").contains("amount"), response.asString());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\"2\"", "2.0", "false", "null"})
+    void sequenceOfTheWrongJsonType(String sequence) {
+        rejects("{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":" + sequence + "}");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-1", "1000000000000001", "9223372036854775807", "9223372036854775808",
+            "-9223372036854775809", "123456789012345678901234567890"})
+    void amountOutOfRange(String amount) {
+        rejects("{\"type\":\"CREDIT\",\"amount\":" + amount + ",\"sequence\":2}");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-5", "9223372036854775808", "18446744073709551616"})
+    void sequenceOutOfRange(String sequence) {
+        rejects("{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":" + sequence + "}");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\"debit\"", "\"REFUND\"", "\"\"", "1", "null"})
+    void unknownType(String type) {
+        rejects("{\"type\":" + type + ",\"amount\":1,\"sequence\":2}");
+    }
+
+    @Test
+    void missingMembers() {
+        rejects("{\"amount\":1,\"sequence\":2}");
+        rejects("{\"type\":\"CREDIT\",\"sequence\":2}");
+        rejects("{\"type\":\"CREDIT\",\"amount\":1}");
+        rejects("{}");
+    }
+
+    @Test
+    void unknownMemberIsNamed() {
+        Response response = rejects("{\"type\":\"CREDIT\",\"ammount\":1,\"amount\":1,\"sequence\":2}");
+        assertTrue(response.<String>path("detail").contains("ammount"), response.asString());
+        rejects("{\"type\":\"CREDIT\",\"amount\":1,\"amount\":2,\"sequence\":2}"); // duplicate member
+    }
+
+    @Test
+    void badReferences() {
+        rejects("{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"" + "r".repeat(256) + "\"}");
+        rejects("{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":42}");
+        rejects("{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"nul\\u0000here\"}");
+        rejects("{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"lone \\ud800 surrogate\"}");
+        String account = newAccount();
+        Response ok = postTransaction(account, newKey(),
+                "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":1,\"reference\":\"" + "\uD83D\uDCB6".repeat(255) + "\"}");
+        assertEquals(201, ok.statusCode(), "255 characters, even outside the BMP, fit");
+    }
+
+    @Test
+    void deeplyNestedJson() {
+        rejects("{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":" + "[".repeat(5000) + "]".repeat(5000) + "}");
+    }
+
+    @Test
+    void emptyBody() {
+        rejects(400, "invalid-request", ContentType.JSON, new byte[0]);
+    }
+
+    @Test
+    void bodyOverTheLimit() {
+        String big = "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"" + "x".repeat(70_000) + "\"}";
+        rejects(413, "payload-too-large", ContentType.JSON, big.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void wrongOrMissingContentType() {
+        byte[] valid = transaction("CREDIT", 1, 2).getBytes(StandardCharsets.UTF_8);
+        rejects(415, "unsupported-media-type", ContentType.TEXT, valid);
+        rejects(415, "unsupported-media-type", ContentType.XML, valid);
+        rejects(415, "unsupported-media-type", null, valid);
+    }
+
+    @Test
+    void aCharsetParameterOfUtf8IsFine() {
+        String account = newAccount();
+        given().header("Idempotency-Key", newKey()).contentType("application/json; charset=utf-8")
+                .body(transaction("CREDIT", 1, 1)).when().post("/accounts/" + account + "/transactions")
+                .then().statusCode(201);
+    }
+
+    @Test
+    void missingOrMalformedIdempotencyKey() {
+        String account = newAccount();
+        Response missing = given().contentType(ContentType.JSON).body(transaction("CREDIT", 1, 1))
+                .when().post("/accounts/" + account + "/transactions").andReturn();
+        assertEquals(400, missing.statusCode());
+        assertEquals("/problems/idempotency-key-missing", missing.path("type"));
+        for (String bad : new String[]{"", "a b", "a\"b", "k".repeat(256), "\"open"}) {
+            Response response = postTransaction(account, bad, transaction("CREDIT", 1, 1));
+            assertEquals(400, response.statusCode(), bad);
+            assertEquals("/problems/idempotency-key-invalid", response.path("type"));
+        }
+        Response missingOnOpen = given().contentType(ContentType.JSON).body("{\"currency\":\"EUR\"}")
+                .when().post("/accounts").andReturn();
+        assertEquals("/problems/idempotency-key-missing", missingOnOpen.path("type"));
+        assertEquals(0, balance(account));
+        assertEquals(0, entryCount(account));
+    }
+
+    @Test
+    void unknownPathsAndMethodsAreProblems() {
+        given().when().get("/nowhere").then().statusCode(404).contentType("application/problem+json");
+        given().when().delete("/accounts").then().statusCode(405).contentType("application/problem+json");
+    }
+}

@@ -1,0 +1,57 @@
+package dev.ledger.http;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItems;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@QuarkusTest
+class OperatingSurfaceTest {
+
+    @Test
+    void openApiDocumentsEveryEndpointAndTheIdempotencyContract() {
+        JsonPath api = given().queryParam("format", "json").when().get("/q/openapi")
+                .then().statusCode(200).extract().jsonPath();
+        Map<String, Object> paths = api.getMap("paths");
+        assertTrue(paths.keySet().containsAll(List.of("/accounts", "/accounts/{id}", "/accounts/{id}/transactions",
+                "/accounts/{id}/transactions/{txId}")), paths.keySet().toString());
+
+        for (String post : List.of("'/accounts'.post", "'/accounts/{id}/transactions'.post")) {
+            List<Map<String, Object>> parameters = api.getList("paths." + post + ".parameters");
+            Map<String, Object> key = parameters.stream().filter(p -> "Idempotency-Key".equals(p.get("name"))).findFirst()
+                    .orElseThrow(() -> new AssertionError("no Idempotency-Key parameter on " + post));
+            assertEquals("header", key.get("in"));
+            assertEquals(true, key.get("required"));
+            @SuppressWarnings("unchecked")
+            Map<String, Object> schema = (Map<String, Object>) key.get("schema");
+            assertNotNull(schema.get("pattern"));
+            assertEquals(1, schema.get("minLength"));
+            Map<String, Object> responses = api.getMap("paths." + post + ".responses");
+            assertTrue(responses.keySet().containsAll(List.of("201", "400", "409", "413", "415", "422", "503")), post + responses.keySet());
+            assertNotNull(api.get("paths." + post + ".responses.'201'.headers.Idempotent-Replayed"), post);
+        }
+        assertTrue(api.getMap("paths.'/accounts/{id}/transactions'.post.responses").containsKey("404"));
+        assertTrue(api.getString("paths.'/accounts/{id}/transactions'.post.responses.'409'.description").contains("stale-sequence"));
+        assertTrue(api.getString("paths.'/accounts/{id}/transactions'.post.responses.'422'.description").contains("insufficient-funds"));
+        assertNotNull(api.get("components.schemas.PostTransactionRequest.properties.amount"));
+    }
+
+    @Test
+    void swaggerUiHealthAndMetricsAnswer() {
+        given().when().get("/q/swagger-ui/").then().statusCode(200).body(containsString("swagger"));
+        given().when().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
+        given().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
+                .body("checks.name", hasItems(containsString("PostgreSQL"), containsString("Redis")));
+        given().when().get("/q/metrics").then().statusCode(200).body(containsString("http_server_requests"));
+    }
+}

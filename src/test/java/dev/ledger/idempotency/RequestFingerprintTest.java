@@ -1,0 +1,41 @@
+package dev.ledger.idempotency;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+class RequestFingerprintTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static RequestFingerprint of(String method, String path, String body) throws Exception {
+        JsonNode tree = JSON.readTree(body);
+        return RequestFingerprint.of(method, path, tree);
+    }
+
+    @Test
+    void ignoresWhiteSpaceMemberOrderAndEscapes() throws Exception {
+        RequestFingerprint a = of("POST", "/accounts", "{\"currency\":\"EUR\",\"x\":{\"b\":1,\"a\":[1,2]}}");
+        RequestFingerprint b = of("POST", "/accounts", " {\n \"x\" : { \"a\" : [ 1 , 2 ], \"b\" : 1 },\"currency\" : \"\\u0045UR\" } ");
+        assertEquals(a, b);
+        assertEquals(a.hex(), b.hex());
+    }
+
+    @Test
+    void changesWithAnyValueMethodOrPath() throws Exception {
+        RequestFingerprint base = of("POST", "/accounts", "{\"currency\":\"EUR\"}");
+        assertNotEquals(base, of("POST", "/accounts", "{\"currency\":\"USD\"}"));
+        assertNotEquals(base, of("PUT", "/accounts", "{\"currency\":\"EUR\"}"));
+        assertNotEquals(base, of("POST", "/accounts/x", "{\"currency\":\"EUR\"}"));
+        assertNotEquals(of("POST", "/a", "[1,2]"), of("POST", "/a", "[2,1]"));
+    }
+
+    @Test
+    void roundTripsThroughHex() throws Exception {
+        RequestFingerprint fp = of("POST", "/accounts", "{}");
+        assertEquals(64, fp.hex().length());
+        assertEquals(fp, RequestFingerprint.fromHex(fp.hex()));
+    }
+}
