@@ -34,7 +34,7 @@ class PackagedApplicationIT {
     private static final String PG_HOST = System.getProperty("ledger.it.pg-host");
     private static final String PG_USER = System.getProperty("ledger.it.pg-user", "postgres");
     private static final String REDIS = System.getProperty("ledger.it.redis", "redis://127.0.0.1:6379/2");
-    private static final String DATABASE = "ledger_packaged_it";
+    private static final String DATABASE = System.getProperty("ledger.it.pg-db", "ledger_packaged_it");
 
     private static Process app;
     private static String base;
