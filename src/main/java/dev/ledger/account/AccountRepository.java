@@ -8,6 +8,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.faulttolerance.Timeout;
 
 import java.util.UUID;
 
@@ -28,6 +29,9 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
     }
 
     /** Opens the account under the idempotency record, or returns what the record already holds. */
+    // A write is never retried: it may have committed. On timeout the key is released and the
+    // retry finds the durable record if the commit landed after all.
+    @Timeout(1200)
     public Uni<Row> open(DurableRecord record, UUID id, String currency) {
         return pool.preparedQuery(OPEN)
                 .execute(Tuple.of(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),

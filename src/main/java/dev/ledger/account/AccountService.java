@@ -11,6 +11,7 @@ import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.faulttolerance.Timeout;
 
 import java.util.UUID;
 
@@ -40,6 +41,7 @@ public class AccountService {
     }
 
     @WithSession
+    @Timeout(1200)
     public Uni<AccountView> find(UUID id, String owner) {
         return accounts.findOwned(id, owner)
                 .onItem().ifNull().failWith(AccountService::notFound)

@@ -13,6 +13,8 @@ public interface LedgerConfig {
 
     Request request();
 
+    Redis redis();
+
     interface Idempotency {
         /**
          * How long an in-flight reservation blocks its key before another request may take it over.
@@ -25,6 +27,16 @@ public interface LedgerConfig {
         /** How long a completed key keeps replaying its recorded answer (at least 24 h by contract). */
         @WithDefault("24h")
         Duration retention();
+    }
+
+    interface Redis {
+        /**
+         * What a POST does when Redis cannot answer (down, slow, breaker open): {@code false}
+         * (default) goes on through Postgres alone, which still applies every key at most once;
+         * {@code true} answers 503 {@code service-unavailable} instead.
+         */
+        @WithDefault("false")
+        boolean failClosed();
     }
 
     interface Request {

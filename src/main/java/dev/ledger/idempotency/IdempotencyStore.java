@@ -29,16 +29,21 @@ public class IdempotencyStore {
         this.config = config;
     }
 
-    public Uni<Reservation> reserve(IdempotentRequest request) {
-        String owner = UUID.randomUUID().toString();
+    /** Reserves the key for {@code owner}, a fresh token (see {@link #newOwner()}). */
+    public Uni<Reservation> reserve(IdempotentRequest request, String owner) {
         return redis.run(RESERVE, request.redisKey(), request.fingerprint().hex(), owner,
                         Long.toString(config.idempotency().lease().toMillis()))
                 .map(reply -> Reservation.decode(strings(reply), owner));
     }
 
+    /** A token that fences one request's writes to its key. */
+    public static String newOwner() {
+        return UUID.randomUUID().toString();
+    }
+
     /**
-     * Records the answer if {@code owner} still holds the key; with owner {@code ""} (no
-     * reservation was held) only if the key is free. Answers whether it was written.
+     * Records the committed answer if {@code owner} still holds the key or the key is free;
+     * never over another owner's state. Answers whether it was written.
      */
     public Uni<Boolean> complete(IdempotentRequest request, String owner, RequestFingerprint fingerprint,
                                  RecordedResponse response) {

@@ -1,6 +1,7 @@
 package dev.ledger.idempotency;
 
 import dev.ledger.config.LedgerConfig;
+import dev.ledger.problem.DependencyFailures;
 import dev.ledger.problem.Problem;
 import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemType;
@@ -18,7 +19,8 @@ import java.util.Map;
  * <ol>
  *   <li><b>reserve</b> the key in Redis: a completed key replays, an in-flight one answers 409
  *       {@code request-in-progress}, one used for another request 422 {@code idempotency-key-reused};
- *       when Redis cannot answer, go on without it (Postgres still decides);</li>
+ *       when Redis cannot answer, go on without it (Postgres still decides), or answer 503 when
+ *       {@code ledger.redis.fail-closed} is set;</li>
  *   <li><b>execute</b> the business step in one Postgres transaction that inserts the durable record
  *       first, so a duplicate Redis forgot gets the recorded answer instead of a second effect;</li>
  *   <li><b>complete</b> the key in Redis with the answer (owner-checked), or on failure before the
@@ -28,8 +30,6 @@ import java.util.Map;
 @ApplicationScoped
 public class IdempotentExecutor {
     private static final Logger LOG = Logger.getLogger(IdempotentExecutor.class);
-    /** Owner of a request that holds no reservation (Redis was unavailable at reserve). */
-    private static final String NO_OWNER = "";
 
     private final IdempotencyStore store;
     private final LedgerConfig config;
@@ -40,15 +40,14 @@ public class IdempotentExecutor {
     }
 
     public Uni<Response> execute(IdempotentRequest request, DurableOperation operation) {
-        return store.reserve(request)
-                .onFailure().recoverWithItem(failure -> {
-                    LOG.warnf("Redis unavailable at reserve (%s); key %s goes to Postgres directly",
-                            failure.getClass().getSimpleName(), request.logLabel());
-                    return new Reservation.Acquired(NO_OWNER);
-                })
+        // The token exists before the call, so that a reservation which lands after its call timed
+        // out is still ours: fenced out by complete/release, never left blocking the key.
+        String owner = IdempotencyStore.newOwner();
+        return store.reserve(request, owner)
+                .onFailure().recoverWithUni(failure -> redisUnavailable(request, owner, failure))
                 .chain(reservation -> {
-                    if (reservation instanceof Reservation.Acquired acquired) {
-                        return executeDurably(request, acquired.owner(), operation);
+                    if (reservation instanceof Reservation.Acquired) {
+                        return executeDurably(request, owner, operation);
                     }
                     if (reservation instanceof Reservation.Completed completed) {
                         return Uni.createFrom().item(completed.response().toResponse(true));
@@ -60,6 +59,19 @@ public class IdempotentExecutor {
                 });
     }
 
+    /** Degrade to Postgres alone (the default), or fail closed with 503 when so configured. */
+    private Uni<Reservation> redisUnavailable(IdempotentRequest request, String owner, Throwable failure) {
+        if (config.redis().failClosed()) {
+            LOG.warnf("Redis unavailable at reserve (%s); failing closed for key %s",
+                    failure.getClass().getSimpleName(), request.logLabel());
+            // a reserve that timed out may still land: free it (owner-checked) on the way out
+            return release(request, owner).replaceWith(Uni.createFrom().failure(unavailable("The idempotency store")));
+        }
+        LOG.warnf("Redis unavailable at reserve (%s); key %s goes to Postgres directly",
+                failure.getClass().getSimpleName(), request.logLabel());
+        return Uni.createFrom().item(new Reservation.Acquired(owner));
+    }
+
     private Uni<Response> executeDurably(IdempotentRequest request, String owner, DurableOperation operation) {
         OffsetDateTime expiresAt = OffsetDateTime.now(ZoneOffset.UTC).plus(config.idempotency().retention());
         DurableRecord record = new DurableRecord(request.client(), request.keyHash(),
@@ -68,9 +80,9 @@ public class IdempotentExecutor {
                 // Nothing known to be committed: free the key so that a retry executes afresh.
                 // (If the commit did land, the retry finds the durable record and replays it.)
                 .onFailure().call(failure -> release(request, owner))
-                .onFailure(DatabaseFailures::isUnavailable).transform(failure -> {
+                .onFailure(DependencyFailures::isUnavailable).transform(failure -> {
                     LOG.warnf("Postgres unavailable for key %s: %s", request.logLabel(), failure.toString());
-                    return unavailable();
+                    return unavailable("The ledger database");
                 })
                 .chain(outcome -> {
                     if (!outcome.fingerprint().equals(request.fingerprint())) {
@@ -93,9 +105,6 @@ public class IdempotentExecutor {
     }
 
     private Uni<Void> release(IdempotentRequest request, String owner) {
-        if (NO_OWNER.equals(owner)) {
-            return Uni.createFrom().voidItem();
-        }
         return store.release(request, owner)
                 .onFailure().recoverWithItem(failure -> {
                     // The lease expires by itself; until then a retry gets 409 request-in-progress.
@@ -117,10 +126,10 @@ public class IdempotentExecutor {
                 "This Idempotency-Key was already used for a different request (method, path or body)");
     }
 
-    private static ProblemException unavailable() {
+    private static ProblemException unavailable(String what) {
         return new ProblemException(
                 new Problem(ProblemType.SERVICE_UNAVAILABLE,
-                        "The ledger database is unavailable; nothing was applied, retry with the same Idempotency-Key"),
+                        what + " is unavailable; nothing was applied, retry with the same Idempotency-Key"),
                 Map.of("Retry-After", "1"));
     }
 }

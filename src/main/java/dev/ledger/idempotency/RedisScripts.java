@@ -20,7 +20,7 @@ public class RedisScripts {
         this.redis = redis;
     }
 
-    @Timeout(500)
+    @Timeout(300)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2000)
     @CircuitBreakerName("redis")
     Uni<Response> run(LuaScript script, String key, String... args) {

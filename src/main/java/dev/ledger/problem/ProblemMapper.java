@@ -53,6 +53,11 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public Response unexpected(Throwable e) {
+        if (DependencyFailures.isUnavailable(e)) {
+            LOG.warnf("Dependency unavailable: %s", e.toString());
+            return respond(new Problem(ProblemType.SERVICE_UNAVAILABLE,
+                    "A dependency is unavailable or timed out; retry shortly"), Map.of("Retry-After", "1"));
+        }
         String incident = UUID.randomUUID().toString();
         LOG.errorf(e, "Unexpected failure, incident %s", incident);
         return respond(new Problem(ProblemType.INTERNAL_ERROR, "Unexpected failure; incident " + incident), Map.of());

@@ -9,6 +9,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.faulttolerance.Timeout;
 
 import java.util.Arrays;
 import java.util.List;
@@ -40,6 +41,9 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
      * Inserts the idempotency record, applies the sequence-checked update and the ledger entry, all
      * in one statement; or returns what the record already holds. A null account id finds no account.
      */
+    // A write is never retried: it may have committed. On timeout the key is released and the
+    // retry finds the durable record if the commit landed after all.
+    @Timeout(1200)
     public Uni<Row> post(DurableRecord record, UUID accountId, UUID entryId, PostTransactionRequest request) {
         Tuple args = Tuple.from(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()),
                 Buffer.buffer(record.fingerprint()), record.expiresAt(), accountId, entryId,

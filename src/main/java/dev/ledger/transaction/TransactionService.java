@@ -14,6 +14,7 @@ import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.faulttolerance.Timeout;
 
 import java.util.List;
 import java.util.UUID;
@@ -79,6 +80,7 @@ public class TransactionService {
     }
 
     @WithSession
+    @Timeout(1200)
     public Uni<TransactionPage> list(UUID accountId, String owner, long after, int limit) {
         return accounts.findOwned(accountId, owner)
                 .onItem().ifNull().failWith(AccountService::notFound)
@@ -92,6 +94,7 @@ public class TransactionService {
     }
 
     @WithSession
+    @Timeout(1200)
     public Uni<TransactionView> find(UUID accountId, String owner, UUID transactionId) {
         return accounts.findOwned(accountId, owner)
                 .onItem().ifNull().failWith(AccountService::notFound)

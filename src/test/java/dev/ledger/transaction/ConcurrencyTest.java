@@ -1,23 +1,15 @@
 package dev.ledger.transaction;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.Storm;
+import dev.ledger.Storm.Answer;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
 import java.net.URL;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import static dev.ledger.LedgerApi.balance;
 import static dev.ledger.LedgerApi.credit;
@@ -34,58 +26,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 @QuarkusTest
 class ConcurrencyTest {
     private static final int STORM = 50;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TestHTTPResource("/")
     URL base;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-
-    record Answer(int status, String body, String replayed, String retryAfter) {
-        JsonNode json() {
-            try {
-                return JSON.readTree(body);
-            } catch (Exception e) {
-                throw new AssertionError("not JSON: " + body, e);
-            }
-        }
-
-        String type() {
-            return json().path("type").asText();
-        }
-    }
-
-    /** Sends every request at the same moment and waits (bounded) for every answer. */
     private List<Answer> storm(String path, List<String[]> keysAndBodies) throws Exception {
-        CountDownLatch gate = new CountDownLatch(1);
-        List<CompletableFuture<Answer>> answers = new ArrayList<>();
-        for (String[] keyAndBody : keysAndBodies) {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + path))
-                    .timeout(Duration.ofSeconds(30))
-                    .header("Content-Type", "application/json")
-                    .header("Idempotency-Key", keyAndBody[0])
-                    .POST(HttpRequest.BodyPublishers.ofString(keyAndBody[1])).build();
-            answers.add(CompletableFuture.runAsync(() -> awaitGate(gate))
-                    .thenCompose(ignored -> http.sendAsync(request, HttpResponse.BodyHandlers.ofString()))
-                    .thenApply(r -> new Answer(r.statusCode(), r.body(),
-                            r.headers().firstValue("Idempotent-Replayed").orElse(null),
-                            r.headers().firstValue("Retry-After").orElse(null))));
-        }
-        gate.countDown();
-        CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-        List<Answer> out = new ArrayList<>();
-        for (CompletableFuture<Answer> answer : answers) {
-            out.add(answer.get());
-        }
-        return out;
-    }
-
-    private static void awaitGate(CountDownLatch gate) {
-        try {
-            gate.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        return Storm.post(base, path, keysAndBodies);
     }
 
     @Test

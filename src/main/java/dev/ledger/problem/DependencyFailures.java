@@ -1,4 +1,4 @@
-package dev.ledger.idempotency;
+package dev.ledger.problem;
 
 import io.vertx.pgclient.PgException;
 
@@ -6,14 +6,15 @@ import java.io.IOException;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Tells a database that is unavailable (connection lost or refused, timed out, shutting down,
- * overloaded, a deadlock or serialization failure: worth a retry, 503) from a bug (500).
+ * Tells a dependency that is unavailable (connection lost or refused, timed out, breaker open,
+ * shutting down, overloaded, a deadlock or serialization failure: worth a retry, 503) from a
+ * bug (500).
  */
-final class DatabaseFailures {
-    private DatabaseFailures() {
+public final class DependencyFailures {
+    private DependencyFailures() {
     }
 
-    static boolean isUnavailable(Throwable failure) {
+    public static boolean isUnavailable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof PgException pg) {
                 String state = pg.getSqlState() == null ? "" : pg.getSqlState();

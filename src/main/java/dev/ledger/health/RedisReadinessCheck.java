@@ -1,0 +1,41 @@
+package dev.ledger.health;
+
+import dev.ledger.config.LedgerConfig;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.smallrye.health.api.AsyncHealthCheck;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Readiness;
+
+import java.time.Duration;
+
+/**
+ * Readiness means "can serve". Without Redis the service still serves POSTs through Postgres
+ * alone, so a Redis outage leaves it UP (Redis shown DOWN in the data) unless it is set to fail
+ * closed, where it cannot serve POSTs and reports DOWN. Replaces Quarkus' own Redis check,
+ * which would take the service out of rotation for an outage it survives.
+ */
+@Readiness
+@ApplicationScoped
+public class RedisReadinessCheck implements AsyncHealthCheck {
+    private final ReactiveRedisDataSource redis;
+    private final LedgerConfig config;
+
+    public RedisReadinessCheck(ReactiveRedisDataSource redis, LedgerConfig config) {
+        this.redis = redis;
+        this.config = config;
+    }
+
+    @Override
+    public Uni<HealthCheckResponse> call() {
+        String mode = config.redis().failClosed() ? "fail-closed" : "degrade-to-postgres";
+        return redis.execute("PING")
+                .ifNoItem().after(Duration.ofMillis(500)).fail()
+                .map(pong -> HealthCheckResponse.named("Redis (idempotency fast path)").up()
+                        .withData("redis", "UP").withData("mode", mode).build())
+                .onFailure().recoverWithItem(failure -> HealthCheckResponse.named("Redis (idempotency fast path)")
+                        .status(!config.redis().failClosed())
+                        .withData("redis", "DOWN").withData("mode", mode).build());
+    }
+}

@@ -1,0 +1,72 @@
+package dev.ledger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/** Sends many POSTs at the same moment (a start gate, no sleeps) and collects every answer. */
+public final class Storm {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    private Storm() {
+    }
+
+    public record Answer(int status, String body, String replayed, String retryAfter) {
+        public JsonNode json() {
+            try {
+                return JSON.readTree(body);
+            } catch (Exception e) {
+                throw new AssertionError("not JSON: " + body, e);
+            }
+        }
+
+        public String type() {
+            return json().path("type").asText();
+        }
+    }
+
+    /** POSTs each {key, body} to {@code path} at once and waits (bounded) for every answer. */
+    public static List<Answer> post(URL base, String path, List<String[]> keysAndBodies) throws Exception {
+        CountDownLatch gate = new CountDownLatch(1);
+        List<CompletableFuture<Answer>> answers = new ArrayList<>();
+        for (String[] keyAndBody : keysAndBodies) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + path))
+                    .timeout(Duration.ofSeconds(30))
+                    .header("Content-Type", "application/json")
+                    .header("Idempotency-Key", keyAndBody[0])
+                    .POST(HttpRequest.BodyPublishers.ofString(keyAndBody[1])).build();
+            answers.add(CompletableFuture.runAsync(() -> awaitGate(gate))
+                    .thenCompose(ignored -> HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofString()))
+                    .thenApply(r -> new Answer(r.statusCode(), r.body(),
+                            r.headers().firstValue("Idempotent-Replayed").orElse(null),
+                            r.headers().firstValue("Retry-After").orElse(null))));
+        }
+        gate.countDown();
+        CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        List<Answer> out = new ArrayList<>();
+        for (CompletableFuture<Answer> answer : answers) {
+            out.add(answer.get());
+        }
+        return out;
+    }
+
+    private static void awaitGate(CountDownLatch gate) {
+        try {
+            gate.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

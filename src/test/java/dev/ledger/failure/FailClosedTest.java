@@ -1,0 +1,62 @@
+package dev.ledger.failure;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.response.Response;
+import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static dev.ledger.LedgerApi.balance;
+import static dev.ledger.LedgerApi.credit;
+import static dev.ledger.LedgerApi.newAccount;
+import static dev.ledger.LedgerApi.newKey;
+import static dev.ledger.LedgerApi.postTransaction;
+import static dev.ledger.LedgerApi.transaction;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** ledger.redis.fail-closed=true: without Redis, POSTs are refused with 503 and readiness is DOWN. */
+@QuarkusTest
+@TestProfile(FailureLabProfile.FailClosed.class)
+class FailClosedTest {
+    @Inject
+    CircuitBreakerMaintenance breakers;
+
+    @BeforeEach
+    @AfterEach
+    void healthyDependencies() {
+        FailureLab.healAll();
+        breakers.resetAll();
+    }
+
+    @Test
+    void refusesPostsWhileRedisIsDownAndResumesAfter() {
+        String account = newAccount();
+        credit(account, 30, 1);
+        String key = newKey();
+        FailureLab.redisProxy().cut();
+
+        Response refused = postTransaction(account, key, transaction("CREDIT", 5, 2));
+        assertEquals(503, refused.statusCode(), refused.asString());
+        assertEquals("/problems/service-unavailable", refused.path("type"));
+        assertNotNull(refused.header("Retry-After"));
+        assertEquals(30, balance(account)); // reads still work, and nothing was applied
+        given().when().get("/q/health/ready").then().statusCode(503).body("status", equalTo("DOWN"))
+                .body("checks.data.redis", hasItem("DOWN"));
+
+        FailureLab.redisProxy().heal();
+        breakers.resetAll();
+        Response accepted = postTransaction(account, key, transaction("CREDIT", 5, 2));
+        assertEquals(201, accepted.statusCode(), accepted.asString());
+        assertNull(accepted.header("Idempotent-Replayed"));
+        assertEquals(35, balance(account));
+        given().when().get("/q/health/ready").then().statusCode(200);
+    }
+}

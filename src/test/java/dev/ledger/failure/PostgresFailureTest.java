@@ -1,0 +1,97 @@
+package dev.ledger.failure;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.response.Response;
+import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static dev.ledger.LedgerApi.account;
+import static dev.ledger.LedgerApi.balance;
+import static dev.ledger.LedgerApi.entryCount;
+import static dev.ledger.LedgerApi.newAccount;
+import static dev.ledger.LedgerApi.newKey;
+import static dev.ledger.LedgerApi.postTransaction;
+import static dev.ledger.LedgerApi.transaction;
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Postgres gone or slow: 503 within the bound, the key released, and exactly once after recovery. */
+@QuarkusTest
+@TestProfile(FailureLabProfile.class)
+class PostgresFailureTest {
+    @Inject
+    CircuitBreakerMaintenance breakers;
+
+    @BeforeEach
+    @AfterEach
+    void healthyDependencies() {
+        FailureLab.healAll();
+        breakers.resetAll();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> given().when().get("/q/health/ready").statusCode() == 200);
+    }
+
+    private static void assertUnavailable(Response response) {
+        assertEquals(503, response.statusCode(), response.asString());
+        assertEquals("application/problem+json", response.contentType());
+        assertEquals("/problems/service-unavailable", response.path("type"));
+        assertNotNull(response.header("Retry-After"));
+    }
+
+    @Test
+    void postgresDownAnswers503ReleasesTheKeyAndRecovers() {
+        String account = newAccount();
+        String key = newKey();
+        FailureLab.postgresProxy().cut();
+
+        long start = System.nanoTime();
+        Response down = postTransaction(account, key, transaction("CREDIT", 70, 1));
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertUnavailable(down);
+        assertTrue(millis < RedisFailureTest.BOUND_MILLIS, "took " + millis + " ms");
+        assertUnavailable(account(account)); // a read says so too, never a 500
+        given().when().get("/q/health/ready").then().statusCode(503);
+        given().when().get("/q/health/live").then().statusCode(200);
+
+        FailureLab.postgresProxy().heal();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> given().when().get("/q/health/ready").statusCode() == 200);
+        Response retry = postTransaction(account, key, transaction("CREDIT", 70, 1));
+        assertEquals(201, retry.statusCode(), retry.asString());
+        assertNull(retry.header("Idempotent-Replayed"), "the key was released, so the retry executed");
+        assertEquals(70, balance(account));
+    }
+
+    @Test
+    void slowPostgresAnswers503WithinTheBoundAndTheRetryAppliesOnce() {
+        String account = newAccount();
+        String key = newKey();
+        FailureLab.postgresProxy().delay(4_000);
+
+        long start = System.nanoTime();
+        Response slow = postTransaction(account, key, transaction("CREDIT", 40, 1));
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertUnavailable(slow);
+        assertTrue(millis < RedisFailureTest.BOUND_MILLIS, "took " + millis + " ms");
+
+        // The statement still reaches Postgres late and commits: the retry must replay it, not apply again.
+        FailureLab.postgresProxy().heal();
+        Response[] last = new Response[1];
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            last[0] = postTransaction(account, key, transaction("CREDIT", 40, 1));
+            return last[0].statusCode() == 201;
+        });
+        assertEquals(40, balance(account));
+        assertEquals(1, entryCount(account));
+    }
+}
