@@ -27,6 +27,23 @@ public interface LedgerConfig {
         /** How long a completed key keeps replaying its recorded answer (at least 24 h by contract). */
         @WithDefault("24h")
         Duration retention();
+
+        Purge purge();
+    }
+
+    /** Removal of expired idempotency records from Postgres (a scheduled job). */
+    interface Purge {
+        /** How often the job runs. */
+        @WithDefault("1m")
+        String every();
+
+        /** Rows one DELETE removes at most. */
+        @WithDefault("1000")
+        int batchSize();
+
+        /** Batches one run deletes at most; the rest waits for the next run. */
+        @WithDefault("100")
+        int maxBatches();
     }
 
     interface Redis {

@@ -1,0 +1,95 @@
+package dev.ledger.idempotency;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Leases and fencing of the Redis scripts, against the real (test) Redis database. */
+@QuarkusTest
+class IdempotencyStoreTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final RecordedResponse ANSWER_A = new RecordedResponse(201, "application/json", "/a",
+            "{\"by\":\"a\"}".getBytes(StandardCharsets.UTF_8));
+    private static final RecordedResponse ANSWER_B = new RecordedResponse(201, "application/json", "/b",
+            "{\"by\":\"b\"}".getBytes(StandardCharsets.UTF_8));
+
+    @Inject
+    IdempotencyStore store;
+
+    @Inject
+    RedisDataSource redis;
+
+    private static IdempotentRequest request() {
+        return IdempotentRequest.of("fencing", new IdempotencyKey(UUID.randomUUID().toString()), "POST", "/x",
+                JsonNodeFactory.instance.objectNode());
+    }
+
+    private Reservation reserve(IdempotentRequest request, String owner) {
+        return store.reserve(request, owner).await().atMost(WAIT);
+    }
+
+    /** What a lease expiry does: the key vanishes. */
+    private void expireLease(IdempotentRequest request) {
+        redis.key().del(request.redisKey());
+    }
+
+    @Test
+    void aRequestWhoseLeaseExpiredCannotOverwriteTheNewOwner() {
+        IdempotentRequest request = request();
+        assertInstanceOf(Reservation.Acquired.class, reserve(request, "A"));
+        expireLease(request);
+        assertInstanceOf(Reservation.Acquired.class, reserve(request, "B"));
+
+        assertFalse(store.complete(request, "A", request.fingerprint(), ANSWER_A).await().atMost(WAIT));
+        assertFalse(store.release(request, "A").await().atMost(WAIT));
+        assertEquals("B", redis.hash(String.class).hget(request.redisKey(), "owner"));
+        assertInstanceOf(Reservation.InProgress.class, reserve(request, "C"));
+
+        assertTrue(store.complete(request, "B", request.fingerprint(), ANSWER_B).await().atMost(WAIT));
+        Reservation replay = reserve(request, "D");
+        assertEquals(ANSWER_B, assertInstanceOf(Reservation.Completed.class, replay).response());
+        // a late writer cannot replace a completed answer either
+        assertFalse(store.complete(request, "A", request.fingerprint(), ANSWER_A).await().atMost(WAIT));
+        assertFalse(store.release(request, "B").await().atMost(WAIT)); // completed keys are not released
+        assertEquals(ANSWER_B, ((Reservation.Completed) reserve(request, "E")).response());
+    }
+
+    @Test
+    void theLeaseIsTheConfiguredTtlAndInProgressReportsWhatRemains() {
+        IdempotentRequest request = request();
+        reserve(request, "A");
+        long ttl = redis.key().pttl(request.redisKey());
+        assertTrue(ttl > 25_000 && ttl <= 30_000, "lease ttl " + ttl);
+        Reservation.InProgress inProgress = assertInstanceOf(Reservation.InProgress.class, reserve(request, "B"));
+        assertTrue(inProgress.retryAfterSeconds() >= 26 && inProgress.retryAfterSeconds() <= 30);
+    }
+
+    @Test
+    void aCommittedAnswerFillsAFreeKeyAndKeepsTheRetention() {
+        IdempotentRequest request = request();
+        assertTrue(store.complete(request, "never-reserved", request.fingerprint(), ANSWER_A).await().atMost(WAIT));
+        long ttl = redis.key().pttl(request.redisKey());
+        assertTrue(ttl > Duration.ofHours(23).toMillis(), "retention ttl " + ttl);
+        assertEquals(ANSWER_A, ((Reservation.Completed) reserve(request, "X")).response());
+    }
+
+    @Test
+    void onlyTheOwnerReleasesAndThenTheKeyIsFree() {
+        IdempotentRequest request = request();
+        reserve(request, "A");
+        assertFalse(store.release(request, "B").await().atMost(WAIT));
+        assertTrue(store.release(request, "A").await().atMost(WAIT));
+        assertInstanceOf(Reservation.Acquired.class, reserve(request, "B"));
+    }
+}
