@@ -5,7 +5,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,11 +13,8 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -36,7 +32,7 @@ class PackagedApplicationIT {
     private static final String REDIS = System.getProperty("ledger.it.redis", "redis://127.0.0.1:6379/2");
     private static final String DATABASE = System.getProperty("ledger.it.pg-db", "ledger_packaged_it");
 
-    private static Process app;
+    private static PackagedApp app;
     private static String base;
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -48,48 +44,23 @@ class PackagedApplicationIT {
             sql.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
             sql.execute("CREATE DATABASE " + DATABASE);
         }
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        base = "http://127.0.0.1:" + port;
-        ProcessBuilder builder = new ProcessBuilder(javaExecutable(), "-jar", "target/quarkus-app/quarkus-run.jar")
-                .redirectErrorStream(true)
-                .redirectOutput(new File("target/packaged-application-it.log"));
-        Map<String, String> env = builder.environment();
-        env.keySet().removeIf(name -> name.startsWith("QUARKUS_") || name.startsWith("LEDGER_"));
-        env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
-        env.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PG_HOST + "/" + DATABASE);
-        env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PG_HOST + "/" + DATABASE);
-        env.put("QUARKUS_DATASOURCE_USERNAME", PG_USER);
-        env.put("QUARKUS_REDIS_HOSTS", REDIS);
-        app = builder.start();
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                .until(() -> !app.isAlive() || status("/q/health/ready") == 200);
-        assertTrue(app.isAlive(), "the application exited; see target/packaged-application-it.log");
+        app = new PackagedApp(Map.of(
+                "QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PG_HOST + "/" + DATABASE,
+                "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PG_HOST + "/" + DATABASE,
+                "QUARKUS_DATASOURCE_USERNAME", PG_USER,
+                "QUARKUS_REDIS_HOSTS", REDIS), new File("target/packaged-application-it.log")).start();
+        base = app.baseUrl();
     }
 
     @AfterAll
     static void stop() throws Exception {
         if (app != null) {
-            app.destroy();
-            if (!app.waitFor(20, TimeUnit.SECONDS)) {
-                app.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            app.close();
         }
-    }
-
-    private static String javaExecutable() {
-        return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
     }
 
     private static int status(String path) {
-        try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.discarding())
-                    .statusCode();
-        } catch (Exception e) {
-            return -1;
-        }
+        return app.status(path);
     }
 
     private static HttpResponse<String> post(String path, String key, String body) throws Exception {

@@ -1,0 +1,308 @@
+package dev.ledger.crash;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.PackagedApp;
+import dev.ledger.failure.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Crash safety, proven on the packaged application against a PostgreSQL and a Redis of the
+ * test's own: bursts of payments while the application is killed with SIGKILL at varying
+ * moments (and restarted), while Redis is flushed, and while Redis and PostgreSQL restart.
+ * Every key is retried until it has a definitive answer; then every key must have been applied
+ * at most once, every applied key must replay its original answer (from Postgres too), and
+ * every balance must equal the sum of its ledger entries.
+ */
+class CrashSafetyIT {
+    private static final int KILL_ROUNDS = 20;
+    private static final int FLUSH_ROUNDS = 4;
+    private static final int RESTART_ROUNDS = 4;
+    private static final int BURST = 40;
+    private static final int ACCOUNTS = 4;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static PostgresServer postgres;
+    private static RedisServer redis;
+    private static PackagedApp app;
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final ScheduledExecutorService CHAOS = Executors.newSingleThreadScheduledExecutor();
+
+    /** One idempotent request: its key, path and body never change across retries. */
+    record Request(String key, String account, String body) {
+    }
+
+    record Answer(int status, String body, boolean replayed) {
+        static final Answer NONE = new Answer(-1, "", false);
+
+        String type() {
+            return json().path("type").asText("");
+        }
+
+        JsonNode json() {
+            try {
+                return JSON.readTree(body);
+            } catch (Exception e) {
+                return JSON.createObjectNode();
+            }
+        }
+
+        /** An answer that is final for the key (recorded for replay). */
+        boolean definitive() {
+            return status == 201 || status == 404
+                    || (status == 409 && type().equals("/problems/stale-sequence"))
+                    || (status == 422 && type().equals("/problems/insufficient-funds"));
+        }
+    }
+
+    private final Map<String, Request> requests = new LinkedHashMap<>();
+    private final Map<String, Answer> originals = new HashMap<>();
+    private final Map<String, Long> nextSequence = new HashMap<>();
+    private int crashes;
+    private int retries;
+    /** Requests whose first attempt got no final answer (cut by the crash, 503, or in progress). */
+    private int interrupted;
+
+    @BeforeAll
+    static void startDedicatedServersAndTheApplication() throws Exception {
+        postgres = new PostgresServer();
+        try (Connection db = postgres.connect("postgres"); Statement sql = db.createStatement()) {
+            sql.execute("CREATE DATABASE ledger");
+        }
+        redis = new RedisServer();
+        File log = new File("target/crash-safety-it.log");
+        Files.deleteIfExists(log.toPath());
+        app = new PackagedApp(Map.of(
+                "QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + postgres.host() + "/ledger",
+                "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + postgres.host() + "/ledger",
+                "QUARKUS_DATASOURCE_USERNAME", "postgres",
+                "QUARKUS_REDIS_HOSTS", redis.url(),
+                // leases of crashed requests expire quickly, so that retries get through
+                "LEDGER_IDEMPOTENCY_LEASE", "2s"), log).start();
+    }
+
+    @AfterAll
+    static void stopEverything() throws Exception {
+        CHAOS.shutdownNow();
+        if (app != null) {
+            app.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    private CompletableFuture<Answer> send(String path, String key, String body) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(app.baseUrl() + path))
+                .timeout(Duration.ofSeconds(15))
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                .thenApply(r -> new Answer(r.statusCode(), r.body(),
+                        "true".equals(r.headers().firstValue("Idempotent-Replayed").orElse(null))))
+                .exceptionally(failure -> Answer.NONE); // connection refused or cut: no answer
+    }
+
+    private CompletableFuture<Answer> send(Request request) {
+        return send("/accounts/" + request.account() + "/transactions", request.key(), request.body());
+    }
+
+    /** Remembers a key's first definitive answer; any later one must be the same answer, replayed. */
+    private void observe(Request request, Answer answer) {
+        if (answer.status() == 422 && answer.type().equals("/problems/idempotency-key-reused")) {
+            fail("key " + request.key() + " reported as reused: " + answer.body());
+        }
+        if (answer.status() == 500) {
+            fail("500 for " + request.key() + ": " + answer.body());
+        }
+        if (!answer.definitive()) {
+            return;
+        }
+        Answer original = originals.putIfAbsent(request.key(), answer);
+        if (original != null) {
+            assertEquals(original.status(), answer.status(), "key " + request.key() + " changed its answer");
+            assertEquals(original.body(), answer.body(), "key " + request.key() + " changed its answer");
+            assertTrue(answer.replayed(), "key " + request.key() + " executed again instead of replaying");
+        }
+    }
+
+    private List<Request> burst(Random random, List<String> accounts, int round) {
+        List<Request> burst = new ArrayList<>();
+        for (int i = 0; i < BURST; i++) {
+            String account = accounts.get(random.nextInt(accounts.size()));
+            long sequence = nextSequence.merge(account, 1L, Long::sum);
+            boolean debit = random.nextInt(4) == 0;
+            long amount = debit ? 1 + random.nextInt(3_000) : 1 + random.nextInt(1_000);
+            String body = "{\"type\":\"" + (debit ? "DEBIT" : "CREDIT") + "\",\"amount\":" + amount
+                    + ",\"sequence\":" + sequence + ",\"reference\":\"crash-" + round + "-" + i + "\"}";
+            Request request = new Request("crash-" + round + "-" + i + "-" + random.nextInt(1_000_000), account, body);
+            requests.put(request.key(), request);
+            burst.add(request);
+        }
+        return burst;
+    }
+
+    /** Sends a burst while the chaos action strikes at a varying moment, then retries every key to a final answer. */
+    private void round(Random random, List<String> accounts, int round, Runnable chaos, boolean restartApp) throws Exception {
+        List<Request> burst = burst(random, accounts, round);
+        ScheduledFuture<?> strike = CHAOS.schedule(chaos, random.nextInt(250), TimeUnit.MILLISECONDS);
+        List<CompletableFuture<Answer>> answers = burst.stream().map(this::send).toList();
+        CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+        strike.get(120, TimeUnit.SECONDS);
+        for (int i = 0; i < burst.size(); i++) {
+            Answer first = answers.get(i).get();
+            if (!first.definitive()) {
+                interrupted++;
+            }
+            observe(burst.get(i), first);
+        }
+        if (restartApp) {
+            app.start();
+        }
+        for (Request request : burst) {
+            Answer[] last = {Answer.NONE};
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                retries++;
+                last[0] = send(request).get(30, TimeUnit.SECONDS);
+                observe(request, last[0]);
+                return last[0].definitive();
+            });
+        }
+    }
+
+    @Test
+    void everyKeyIsAppliedAtMostOnceThroughCrashesFlushesAndRestarts() throws Exception {
+        List<String> accounts = new ArrayList<>();
+        for (int i = 0; i < ACCOUNTS; i++) {
+            Answer opened = send("/accounts", "crash-open-" + i, "{\"currency\":\"EUR\"}").get(30, TimeUnit.SECONDS);
+            assertEquals(201, opened.status(), opened.body());
+            accounts.add(opened.json().get("id").asText());
+        }
+
+        int round = 0;
+        for (int i = 0; i < KILL_ROUNDS; i++, round++) {
+            round(new Random(round), accounts, round, () -> {
+                try {
+                    app.kill();
+                    crashes++;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, true);
+        }
+        for (int i = 0; i < FLUSH_ROUNDS; i++, round++) {
+            round(new Random(round), accounts, round, CrashSafetyIT::flushRedis, false);
+        }
+        for (int i = 0; i < RESTART_ROUNDS; i++, round++) {
+            round(new Random(round), accounts, round, () -> {
+                try {
+                    redis.restart();
+                    postgres.restart();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, false);
+        }
+
+        // Every key replays its original answer from Postgres alone.
+        flushRedis();
+        for (Request request : requests.values()) {
+            Answer replay = send(request).get(30, TimeUnit.SECONDS);
+            assertTrue(replay.replayed(), "no replay for " + request.key() + ": " + replay.body());
+            observe(request, replay);
+        }
+
+        int doubleApplications = reconcile(accounts);
+        String report = String.format("crash safety: %d rounds (%d SIGKILL, %d Redis flush, %d Redis+Postgres restart), "
+                        + "%d keys, %d without a final first answer, %d retries, %d crashes, %d applied, double applications: %d%n",
+                round, KILL_ROUNDS, FLUSH_ROUNDS, RESTART_ROUNDS, requests.size(), interrupted, retries, crashes,
+                originals.values().stream().filter(a -> a.status() == 201).count(), doubleApplications);
+        Files.writeString(new File("target/crash-safety-report.txt").toPath(), report);
+        assertEquals(KILL_ROUNDS, crashes);
+        assertEquals(0, doubleApplications, report);
+    }
+
+    /** Compares the database with the answers: counts what was applied twice or applied without a 201. */
+    private int reconcile(List<String> accounts) throws Exception {
+        Map<String, Answer> appliedById = new HashMap<>();
+        Map<String, Long> expectedBalance = new HashMap<>();
+        for (Map.Entry<String, Answer> entry : originals.entrySet()) {
+            Answer answer = entry.getValue();
+            if (answer.status() == 201) {
+                JsonNode tx = answer.json();
+                appliedById.put(tx.get("id").asText(), answer);
+                long signed = ("DEBIT".equals(tx.get("type").asText()) ? -1 : 1) * tx.get("amount").asLong();
+                expectedBalance.merge(tx.get("accountId").asText(), signed, Long::sum);
+            }
+        }
+        assertEquals(requests.size(), originals.size(), "every key reached a definitive answer");
+        int anomalies = 0;
+        try (Connection db = postgres.connect("ledger"); Statement sql = db.createStatement()) {
+            try (ResultSet rows = sql.executeQuery("SELECT id, account_id, type, amount FROM ledger_entries")) {
+                int entries = 0;
+                while (rows.next()) {
+                    entries++;
+                    if (!appliedById.containsKey(rows.getString("id"))) {
+                        anomalies++; // applied, but no client was ever told 201 for it
+                    }
+                }
+                anomalies += Math.abs(appliedById.size() - entries);
+            }
+            for (String account : accounts) {
+                try (ResultSet rows = sql.executeQuery("SELECT a.balance, coalesce(sum(CASE e.type WHEN 'CREDIT' "
+                        + "THEN e.amount ELSE -e.amount END), 0) AS ledger FROM accounts a LEFT JOIN ledger_entries e "
+                        + "ON e.account_id = a.id WHERE a.id = '" + account + "' GROUP BY a.balance")) {
+                    assertTrue(rows.next());
+                    assertEquals(rows.getLong("ledger"), rows.getLong("balance"), "balance = sum of ledger entries");
+                    assertEquals(expectedBalance.getOrDefault(account, 0L), rows.getLong("balance"),
+                            "balance = sum of the answered 201s");
+                }
+            }
+        }
+        return anomalies;
+    }
+
+    private static void flushRedis() {
+        try {
+            Process flush = new ProcessBuilder("redis-cli", "-p", Integer.toString(redis.port()), "FLUSHALL")
+                    .redirectErrorStream(true).start();
+            flush.getInputStream().readAllBytes();
+            assertTrue(flush.waitFor(30, TimeUnit.SECONDS) && flush.exitValue() == 0, "FLUSHALL failed");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
