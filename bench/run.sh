@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# The benchmark: the packaged application against local PostgreSQL and Redis, side by side with
+# this machine's limits for the same work. One command: `bash bench/run.sh`. Not a test: it
+# asserts nothing; it prints a table (also written to target/bench/results.md).
+#
+# Settings (environment): BENCH_CONNECTIONS ("16 64"), BENCH_DURATION (15s), BENCH_WARMUP (5s),
+# BENCH_ACCOUNTS (1000), BENCH_REPLAY_KEYS (2000), BENCH_PORT (8099),
+# BENCH_SCENARIOS ("new-payments replays inflight reads"), BENCH_LIMITS (1; 0 skips the limits),
+# BENCH_JAVA_OPTS (JVM options of the service; default below).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CONNECTIONS=${BENCH_CONNECTIONS:-"16 64"}
+DURATION=${BENCH_DURATION:-15s}
+WARMUP=${BENCH_WARMUP:-5s}
+ACCOUNTS=${BENCH_ACCOUNTS:-1000}
+REPLAY_KEYS=${BENCH_REPLAY_KEYS:-2000}
+PORT=${BENCH_PORT:-8099}
+SCENARIOS=${BENCH_SCENARIOS:-"new-payments replays inflight reads"}
+DB=ledger_bench
+REDIS_DB=3
+THREADS=2
+OUT=target/bench
+BASE="http://127.0.0.1:$PORT"
+mkdir -p "$OUT"
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# --- tools and services ---------------------------------------------------------------------
+missing=()
+command -v wrk >/dev/null || missing+=(wrk)
+command -v pgbench >/dev/null || missing+=(postgresql-client)
+command -v redis-benchmark >/dev/null || missing+=(redis-tools)
+command -v curl >/dev/null || missing+=(curl)
+if [ ${#missing[@]} -gt 0 ]; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+fi
+bash .ci/services >/dev/null
+[ -f target/quarkus-app/quarkus-run.jar ] || ./mvnw -q -B package -DskipTests
+
+psql() { command psql -h 127.0.0.1 -U postgres -v ON_ERROR_STOP=1 -qtA "$@"; }
+psql -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB"
+redis-cli -n $REDIS_DB FLUSHDB >/dev/null
+
+# --- the service ----------------------------------------------------------------------------
+API_KEY="bench-ledger-key-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+API_HASH=$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)
+export LEDGER_BENCH_API_KEY="$API_KEY"
+start_ns=$(date +%s%N)
+QUARKUS_HTTP_PORT=$PORT \
+QUARKUS_DATASOURCE_REACTIVE_URL=postgresql://127.0.0.1:5432/$DB \
+QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:5432/$DB \
+QUARKUS_DATASOURCE_USERNAME=postgres \
+QUARKUS_REDIS_HOSTS=redis://127.0.0.1:6379/$REDIS_DB \
+LEDGER_API_KEYS="bench:$API_HASH" \
+  java ${BENCH_JAVA_OPTS:-} -jar target/quarkus-app/quarkus-run.jar > "$OUT/app.log" 2>&1 &
+APP=$!
+trap 'kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true' EXIT
+for _ in $(seq 1 600); do
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/q/health/ready")" = "200" ] && break
+  kill -0 $APP 2>/dev/null || { echo "the service exited; see $OUT/app.log" >&2; exit 1; }
+  sleep 0.05
+done
+ready_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+
+post() { # key path body
+  curl -s -o /dev/null -w '%{http_code}' -X POST "$BASE$2" -H 'Content-Type: application/json' \
+    -H "Authorization: Bearer $API_KEY" -H "Idempotency-Key: $1" -d "$3"
+}
+export -f post; export BASE API_KEY
+
+# --- seed through the API ---------------------------------------------------------------------
+seq 1 "$ACCOUNTS" | xargs -P 16 -I{} bash -c \
+  'body=$(curl -s -X POST "$BASE/accounts" -H "Content-Type: application/json" -H "Authorization: Bearer $API_KEY" \
+     -H "Idempotency-Key: bench-open-{}" -d "{\"currency\":\"EUR\"}"); printf "%s\n" "$(sed -E "s/.*\"id\":\"([^\"]+)\".*/\1/" <<< "$body")"' \
+  | grep -E '^[0-9a-f-]{36}$' > "$OUT/accounts.txt"
+[ "$(wc -l < "$OUT/accounts.txt")" -eq "$ACCOUNTS" ] || { echo "seeding accounts failed" >&2; exit 1; }
+mapfile -t account_ids < "$OUT/accounts.txt"
+: > "$OUT/replays.txt"
+for i in $(seq 1 "$REPLAY_KEYS"); do
+  acc=${account_ids[$(( i % ACCOUNTS ))]}
+  echo "bench-replay-$i $acc {\"type\":\"CREDIT\",\"amount\":1,\"sequence\":$i}" >> "$OUT/replays.txt"
+done
+# -d '\n': xargs must not eat the JSON's quotes; every seed must be a 201
+# shellcheck disable=SC2016
+seeded=$(xargs -P 16 -d '\n' -I{} bash -c 'read -r k a b <<< "$1"; printf "%s\n" "$(post "$k" "/accounts/$a/transactions" "$b")"' _ {} \
+  < "$OUT/replays.txt" | grep -c '^201$' || true)
+[ "$seeded" -eq "$REPLAY_KEYS" ] || { echo "seeding replay keys failed: $seeded of $REPLAY_KEYS" >&2; exit 1; }
+
+# --- the scenarios ------------------------------------------------------------------------------
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$APP/stat"; }
+TICK_MS=$(( 1000 / $(getconf CLK_TCK) ))
+RUN=$(date +%s)
+declare -A RESULT
+scenario() { # name conns lua args...
+  local name=$1 conns=$2 lua=$3; shift 3
+  # sequences start from the clock in microseconds: above everything any earlier run sent
+  BENCH_SEQ_BASE=$(( $(date +%s%N) / 1000 )) BENCH_PHASE=warmup wrk -t$THREADS -c"$conns" -d"$WARMUP" -s "bench/$lua" "$BASE" -- "$@" > /dev/null
+  local before; before=$(cpu_ticks)
+  BENCH_SEQ_BASE=$(( $(date +%s%N) / 1000 )) BENCH_PHASE=measure wrk -t$THREADS -c"$conns" -d"$DURATION" -s "bench/$lua" "$BASE" -- "$@" > "$OUT/$name-$conns.txt"
+  local after; after=$(cpu_ticks)
+  local line; line=$(grep '^BENCH' "$OUT/$name-$conns.txt")
+  local requests; requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<< "$line")
+  local cpu_ms; cpu_ms=$(awk -v t=$(( (after - before) * TICK_MS )) -v r="$requests" 'BEGIN { printf "%.3f", (r > 0 ? t / r : 0) }')
+  RESULT[$name-$conns]="$line cpu_ms_per_req=$cpu_ms"
+  echo "$name @$conns: $line cpu_ms_per_req=$cpu_ms"
+}
+for c in $CONNECTIONS; do
+  for s in $SCENARIOS; do
+    case $s in
+      new-payments) scenario new-payments "$c" new-payments.lua "$RUN-$c" "$THREADS" "$OUT/accounts.txt" ;;
+      replays) scenario replays "$c" replays.lua "$OUT/replays.txt" ;;
+      inflight) scenario inflight "$c" inflight.lua "$RUN-$c" "$THREADS" "$(( c / THREADS ))" "$OUT/accounts.txt" ;;
+      reads) scenario reads "$c" reads.lua "$OUT/accounts.txt" ;;
+    esac
+  done
+done
+rss_mb=$(awk '/VmRSS/ { printf "%d", $2 / 1024 }' "/proc/$APP/status")
+blocked=$(grep -c 'has been blocked' "$OUT/app.log" || true)
+
+# --- this machine's limits for the same work --------------------------------------------------------
+[ "${BENCH_LIMITS:-1}" = "1" ] || exit 0
+psql -d $DB -f bench/pgbench-schema.sql >/dev/null
+SHA=$(redis-cli -n $REDIS_DB SCRIPT LOAD "$(cat src/main/resources/redis/reserve.lua)")
+declare -A LIMIT
+for c in $CONNECTIONS; do
+  LIMIT[pay-$c]=$(PGHOST=127.0.0.1 PGUSER=postgres pgbench -n -M prepared -c "$c" -j $THREADS -T "${DURATION%s}" \
+    -D naccounts=1000 -f bench/pgbench-payment.sql $DB 2>/dev/null | awk '/^tps/ { printf "%.0f", $3 }')
+  LIMIT[read-$c]=$(PGHOST=127.0.0.1 PGUSER=postgres pgbench -n -M prepared -c "$c" -j $THREADS -T "${DURATION%s}" \
+    -D naccounts=1000 -f bench/pgbench-read.sql $DB 2>/dev/null | awk '/^tps/ { printf "%.0f", $3 }')
+  LIMIT[evalsha-$c]=$(redis-benchmark -n 300000 -c "$c" --threads $THREADS --dbnum $REDIS_DB -r 1000000 -q \
+    EVALSHA "$SHA" 1 "bench:__rand_int__" fp owner 30000 | tr '\r' '\n' \
+    | grep -oE '[0-9.]+ requests per second' | tail -1 | awk '{ printf "%.0f", $1 }')
+done
+
+# --- the table ------------------------------------------------------------------------------------
+field() { sed -E "s/.*$2=([^ ]+).*/\1/" <<< "${RESULT[$1]}"; }
+{
+  echo "| scenario | conns | req/s | p50 ms | p99 ms | expected answers | CPU ms/req | limit (req/s) | ratio |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  for c in $CONNECTIONS; do
+    for s in new-payments replays inflight reads; do
+      case $s in
+        new-payments) limit=${LIMIT[pay-$c]}; what="pgbench payment" ;;
+        replays) limit=${LIMIT[evalsha-$c]}; what="EVALSHA reserve" ;;
+        reads) limit=${LIMIT[read-$c]}; what="pgbench read" ;;
+        *) limit=""; what="" ;;
+      esac
+      rps=$(field "$s-$c" rps)
+      ratio=$([ -n "$limit" ] && awk -v a="$rps" -v b="$limit" 'BEGIN { printf "%.2f", a / b }' || echo "-")
+      printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s |\n" "$s" "$c" "$rps" "$(field "$s-$c" p50_ms)" \
+        "$(field "$s-$c" p99_ms)" "$(field "$s-$c" expected_share)" "$(field "$s-$c" cpu_ms_per_req)" \
+        "${limit:--}${what:+ ($what)}" "$ratio"
+    done
+  done
+  echo
+  echo "Start to ready: ${ready_ms} ms. RSS after the runs: ${rss_mb} MB. Vert.x blocked-thread warnings: ${blocked}."
+  echo "Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo), $(java -version 2>&1 | head -1)."
+} | tee "$OUT/results.md"
