@@ -2,6 +2,7 @@ package dev.ledger.transaction;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.ApiClient;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Test;
@@ -63,6 +64,7 @@ class ConcurrencyTest {
             HttpRequest request = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + path))
                     .timeout(Duration.ofSeconds(30))
                     .header("Content-Type", "application/json")
+                    .header("Authorization", ApiClient.DEV.authorization())
                     .header("Idempotency-Key", keyAndBody[0])
                     .POST(HttpRequest.BodyPublishers.ofString(keyAndBody[1])).build();
             answers.add(CompletableFuture.runAsync(() -> awaitGate(gate))

@@ -1,0 +1,193 @@
+package dev.ledger;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@code java -jar target/quarkus-app/quarkus-run.jar} as a separate process, as an operator runs
+ * it: configured only by environment variables, its output (stdout and stderr) in a log file. The
+ * servers come from the system properties {@code ledger.it.*}, which the pom's
+ * {@code local-services} profile sets; {@link #configured()} is false where Dev Services run instead.
+ */
+public final class PackagedApp implements AutoCloseable {
+    public static final String PG_HOST = System.getProperty("ledger.it.pg-host");
+    public static final String PG_USER = System.getProperty("ledger.it.pg-user", "postgres");
+    public static final String REDIS = System.getProperty("ledger.it.redis", "redis://127.0.0.1:6379/2");
+    public static final String DATABASE = System.getProperty("ledger.it.pg-db", "ledger_packaged_it");
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private final Process process;
+    private final String base;
+    private final Path log;
+
+    private PackagedApp(Process process, String base, Path log) {
+        this.process = process;
+        this.base = base;
+        this.log = log;
+    }
+
+    /** The lower-case hex SHA-256 of an API key, as {@code printf %s "$KEY" | sha256sum} prints it. */
+    public static String sha256Hex(String apiKey) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(apiKey.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static boolean configured() {
+        return PG_HOST != null;
+    }
+
+    /** Drops and creates the IT database, so that the application migrates an empty one. */
+    public static void recreateDatabase() throws Exception {
+        try (Connection admin = DriverManager.getConnection("jdbc:postgresql://" + PG_HOST + "/postgres", PG_USER, "");
+             Statement sql = admin.createStatement()) {
+            sql.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
+            sql.execute("CREATE DATABASE " + DATABASE);
+        }
+    }
+
+    public static Connection database() throws Exception {
+        return DriverManager.getConnection("jdbc:postgresql://" + PG_HOST + "/" + DATABASE, PG_USER, "");
+    }
+
+    /**
+     * Starts the jar with the connection settings plus {@code environment} (a null value removes a
+     * variable). Nothing else of this JVM's environment named QUARKUS_* or LEDGER_* is passed on.
+     */
+    public static PackagedApp launch(Map<String, String> environment, String logName) throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        Path log = Path.of("target", logName);
+        ProcessBuilder builder = new ProcessBuilder(javaExecutable(), "-jar", "target/quarkus-app/quarkus-run.jar")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        Map<String, String> env = builder.environment();
+        env.keySet().removeIf(name -> name.startsWith("QUARKUS_") || name.startsWith("LEDGER_"));
+        Map<String, String> settings = new HashMap<>();
+        settings.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        settings.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PG_HOST + "/" + DATABASE);
+        settings.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PG_HOST + "/" + DATABASE);
+        settings.put("QUARKUS_DATASOURCE_USERNAME", PG_USER);
+        settings.put("QUARKUS_REDIS_HOSTS", REDIS);
+        settings.putAll(environment);
+        settings.forEach((name, value) -> {
+            if (value == null) {
+                env.remove(name);
+            } else {
+                env.put(name, value);
+            }
+        });
+        return new PackagedApp(builder.start(), "http://127.0.0.1:" + port, log);
+    }
+
+    /** Launches the jar and waits until {@code readyPath} answers 200; fails if the process exits first. */
+    public static PackagedApp start(Map<String, String> environment, String logName, String readyPath) throws IOException {
+        PackagedApp app = launch(environment, logName);
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> !app.process.isAlive() || app.status(readyPath) == 200);
+        if (!app.process.isAlive()) {
+            throw new AssertionError("the application exited with " + app.process.exitValue() + ":\n" + app.output());
+        }
+        return app;
+    }
+
+    public static PackagedApp start(Map<String, String> environment, String logName) throws IOException {
+        return start(environment, logName, "/q/health/ready");
+    }
+
+    /** Waits (bounded) for the process to exit by itself and answers its exit code. */
+    public int awaitExit() throws InterruptedException, IOException {
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            close();
+            throw new AssertionError("the application did not exit; output:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Everything the process wrote so far, stdout and stderr. */
+    public String output() throws IOException {
+        return Files.readString(log, StandardCharsets.UTF_8);
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public int status(String path) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    public HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
+    }
+
+    public HttpResponse<String> send(HttpRequest request) throws Exception {
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** GET {@code path} with {@code Authorization: Bearer <apiKey>} (none when null). */
+    public HttpResponse<String> get(String path, String apiKey) throws Exception {
+        HttpRequest.Builder request = request(path);
+        if (apiKey != null) {
+            request.header("Authorization", "Bearer " + apiKey);
+        }
+        return send(request.build());
+    }
+
+    /** A JSON POST with an Idempotency-Key and {@code Authorization: Bearer <apiKey>} (none when null). */
+    public HttpResponse<String> post(String path, String apiKey, String idempotencyKey, String body) throws Exception {
+        HttpRequest.Builder request = request(path).header("Content-Type", "application/json")
+                .header("Idempotency-Key", idempotencyKey).POST(HttpRequest.BodyPublishers.ofString(body));
+        if (apiKey != null) {
+            request.header("Authorization", "Bearer " + apiKey);
+        }
+        return send(request.build());
+    }
+
+    /** Stops the process as an operator does (SIGTERM), forcibly if it does not stop. */
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String javaExecutable() {
+        return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+    }
+}
