@@ -14,11 +14,14 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 import static dev.ledger.ApiClient.DEV;
 import static dev.ledger.ApiClient.DEV_ROTATED;
@@ -38,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @QuarkusTest
 class AuthenticationTest {
     private static final String UNKNOWN_KEY = "unknown-ledger-key-0123456789abcdef";
+    private static final Pattern UUID_TEXT = Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
     @Inject
     RedisDataSource redis;
@@ -231,6 +235,30 @@ class AuthenticationTest {
             RestAssured.given().get(path).then().statusCode(200);
             with(List.of("Bearer " + UNKNOWN_KEY)).get(path).then().statusCode(200);
             with(List.of("Basic Zm9vOmJhcg==")).get(path).then().statusCode(200);
+        }
+    }
+
+    @Test
+    void theOperatingSurfaceExposesNoBusinessData() {
+        String reference = "ref-" + UUID.randomUUID();
+        String account = DEV.newAccount();
+        Response credit = DEV.postTransaction(account, newKey(),
+                "{\"type\":\"CREDIT\",\"amount\":123456789,\"sequence\":1,\"reference\":\"" + reference + "\"}");
+        String transactionId = credit.path("id");
+        // ids in paths that are refused or match no endpoint, which metrics could record raw
+        RestAssured.given().get("/accounts/" + account + "/nothing/" + UUID.randomUUID());
+        RestAssured.given().get("/accounts/" + account);
+        DEV.given().get("/accounts/" + account + "/nothing/" + UUID.randomUUID());
+        with(List.of("Bearer " + UNKNOWN_KEY)).get("/accounts/" + account + "/transactions/" + transactionId);
+
+        List<String> secrets = new ArrayList<>(List.of(account, transactionId, reference, "123456789", DEV.apiKey(),
+                OTHER.apiKey(), UNKNOWN_KEY));
+        for (String path : List.of("/q/health", "/q/health/ready", "/q/openapi", "/q/metrics")) {
+            String body = RestAssured.given().get(path).asString();
+            for (String secret : secrets) {
+                assertFalse(body.contains(secret), path + " exposes " + secret);
+            }
+            assertFalse(UUID_TEXT.matcher(body).find(), path + " exposes an id");
         }
     }
 }
