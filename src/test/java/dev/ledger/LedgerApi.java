@@ -1,37 +1,36 @@
 package dev.ledger;
 
-import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
 
-import java.util.UUID;
-
-import static io.restassured.RestAssured.given;
-
-/** Requests of the public HTTP API, as a client sends them. */
+/**
+ * Requests of the public HTTP API as the development client sends them ({@link ApiClient#DEV}, with
+ * its API key); {@link ApiClient} sends them as any other client.
+ */
 public final class LedgerApi {
     private LedgerApi() {
     }
 
+    /** A RestAssured request carrying the development key; use it instead of {@code RestAssured.given()}. */
+    public static RequestSpecification given() {
+        return ApiClient.DEV.given();
+    }
+
     public static String newKey() {
-        return "test-" + UUID.randomUUID();
+        return ApiClient.newKey();
     }
 
     public static Response post(String path, String key, String json) {
-        return given().contentType(ContentType.JSON).header("Idempotency-Key", key).body(json)
-                .when().post(path).andReturn();
+        return ApiClient.DEV.post(path, key, json);
     }
 
     public static Response openAccount(String key, String currency) {
-        return post("/accounts", key, "{\"currency\":\"" + currency + "\"}");
+        return ApiClient.DEV.openAccount(key, currency);
     }
 
     /** Opens a fresh EUR account and answers its id. */
     public static String newAccount() {
-        Response response = openAccount(newKey(), "EUR");
-        if (response.statusCode() != 201) {
-            throw new AssertionError("open failed: " + response.statusCode() + " " + response.asString());
-        }
-        return response.path("id");
+        return ApiClient.DEV.newAccount();
     }
 
     public static String transaction(String type, long amount, long sequence) {
@@ -39,31 +38,27 @@ public final class LedgerApi {
     }
 
     public static Response postTransaction(String accountId, String key, String json) {
-        return post("/accounts/" + accountId + "/transactions", key, json);
+        return ApiClient.DEV.postTransaction(accountId, key, json);
     }
 
     /** Credits an account with a fresh key; fails the test unless applied. */
     public static void credit(String accountId, long amount, long sequence) {
-        Response response = postTransaction(accountId, newKey(), transaction("CREDIT", amount, sequence));
-        if (response.statusCode() != 201) {
-            throw new AssertionError("credit failed: " + response.statusCode() + " " + response.asString());
-        }
+        ApiClient.DEV.credit(accountId, amount, sequence);
     }
 
     public static Response account(String accountId) {
-        return given().when().get("/accounts/" + accountId).andReturn();
+        return ApiClient.DEV.account(accountId);
     }
 
     public static long balance(String accountId) {
-        return ((Number) account(accountId).path("balance")).longValue();
+        return ApiClient.DEV.balance(accountId);
     }
 
     public static long lastSequence(String accountId) {
-        return ((Number) account(accountId).path("lastSequence")).longValue();
+        return ApiClient.DEV.lastSequence(accountId);
     }
 
     public static int entryCount(String accountId) {
-        return given().queryParam("limit", 500).when().get("/accounts/" + accountId + "/transactions")
-                .then().statusCode(200).extract().path("items.size()");
+        return ApiClient.DEV.entryCount(accountId);
     }
 }

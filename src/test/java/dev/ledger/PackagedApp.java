@@ -7,89 +7,213 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
 
 /**
- * The packaged application ({@code target/quarkus-app/quarkus-run.jar}) as a separate process,
- * configured only through environment variables, as an operator runs it.
+ * {@code java -jar target/quarkus-app/quarkus-run.jar} as a separate process, as an operator runs
+ * it: configured only by environment variables, its output (stdout and stderr) in a log file. The
+ * servers come from the system properties {@code tests.it.*}, which the pom's
+ * {@code local-services} profile sets; {@link #configured()} is false where Dev Services run instead.
  */
 public final class PackagedApp implements AutoCloseable {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    public static final String PG_HOST = System.getProperty("tests.it.pg-host");
+    public static final String PG_USER = System.getProperty("tests.it.pg-user", "postgres");
+    public static final String REDIS = System.getProperty("tests.it.redis", "redis://127.0.0.1:6379/2");
+    public static final String DATABASE = System.getProperty("tests.it.pg-db", "ledger_packaged_it");
 
-    private final Map<String, String> env;
-    private final File log;
-    private final int port;
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
     private Process process;
+    private final String base;
+    private final Path log;
+    private final ProcessBuilder builder;
 
-    /** @param env the QUARKUS_* and LEDGER_* variables; QUARKUS_HTTP_PORT is chosen here */
-    public PackagedApp(Map<String, String> env, File log) throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            this.port = socket.getLocalPort();
-        }
-        this.env = new LinkedHashMap<>(env);
-        this.env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+    private PackagedApp(ProcessBuilder builder, String base, Path log) throws IOException {
+        this.builder = builder;
+        this.process = builder.start();
+        this.base = base;
         this.log = log;
     }
 
-    public String baseUrl() {
-        return "http://127.0.0.1:" + port;
+    /** The lower-case hex SHA-256 of an API key, as {@code printf %s "$KEY" | sha256sum} prints it. */
+    public static String sha256Hex(String apiKey) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(apiKey.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static boolean configured() {
+        return PG_HOST != null;
+    }
+
+    /** Drops and creates the IT database, so that the application migrates an empty one. */
+    public static void recreateDatabase() throws Exception {
+        try (Connection admin = DriverManager.getConnection("jdbc:postgresql://" + PG_HOST + "/postgres", PG_USER, "");
+             Statement sql = admin.createStatement()) {
+            sql.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
+            sql.execute("CREATE DATABASE " + DATABASE);
+        }
+    }
+
+    public static Connection database() throws Exception {
+        return DriverManager.getConnection("jdbc:postgresql://" + PG_HOST + "/" + DATABASE, PG_USER, "");
+    }
+
+    /**
+     * Starts the jar with the connection settings plus {@code environment} (a null value removes a
+     * variable). Nothing else of this JVM's environment named QUARKUS_* or LEDGER_* is passed on.
+     */
+    public static PackagedApp launch(Map<String, String> environment, String logName) throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        Path log = Path.of("target", logName);
+        ProcessBuilder builder = new ProcessBuilder(javaExecutable(), "-jar", "target/quarkus-app/quarkus-run.jar")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        Map<String, String> env = builder.environment();
+        env.keySet().removeIf(name -> name.startsWith("QUARKUS_") || name.startsWith("LEDGER_"));
+        Map<String, String> settings = new HashMap<>();
+        settings.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        settings.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PG_HOST + "/" + DATABASE);
+        settings.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PG_HOST + "/" + DATABASE);
+        settings.put("QUARKUS_DATASOURCE_USERNAME", PG_USER);
+        settings.put("QUARKUS_REDIS_HOSTS", REDIS);
+        settings.putAll(environment);
+        settings.forEach((name, value) -> {
+            if (value == null) {
+                env.remove(name);
+            } else {
+                env.put(name, value);
+            }
+        });
+        return new PackagedApp(builder, "http://127.0.0.1:" + port, log);
+    }
+
+    /** Launches the jar and waits until {@code readyPath} answers 200; fails if the process exits first. */
+    public static PackagedApp start(Map<String, String> environment, String logName, String readyPath) throws IOException {
+        PackagedApp app = launch(environment, logName);
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> !app.process.isAlive() || app.status(readyPath) == 200);
+        if (!app.process.isAlive()) {
+            throw new AssertionError("the application exited with " + app.process.exitValue() + ":\n" + app.output());
+        }
+        return app;
+    }
+
+    public static PackagedApp start(Map<String, String> environment, String logName) throws IOException {
+        return start(environment, logName, "/q/health/ready");
+    }
+
+    /** Waits (bounded) for the process to exit by itself and answers its exit code. */
+    public int awaitExit() throws InterruptedException, IOException {
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            close();
+            throw new AssertionError("the application did not exit; output:\n" + output());
+        }
+        return process.exitValue();
     }
 
     public boolean isAlive() {
-        return process != null && process.isAlive();
+        return process.isAlive();
     }
 
-    public Process process() {
-        return process;
-    }
-
-    /** Starts the process (its output appended to the log) and waits until it is ready. */
-    public PackagedApp start() throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(
-                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-                "-jar", "target/quarkus-app/quarkus-run.jar")
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log));
-        builder.environment().keySet().removeIf(name -> name.startsWith("QUARKUS_") || name.startsWith("LEDGER_"));
-        builder.environment().putAll(env);
-        process = builder.start();
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                .until(() -> !process.isAlive() || status("/q/health/ready") == 200);
-        if (!process.isAlive()) {
-            throw new IllegalStateException("The application exited with " + process.exitValue() + "; see " + log);
-        }
-        return this;
+    public String baseUrl() {
+        return base;
     }
 
     /** SIGKILL: no shutdown hook, no draining, as when a machine dies. */
     public void kill() throws InterruptedException {
-        if (process != null) {
-            process.destroyForcibly();
-            process.waitFor(30, TimeUnit.SECONDS);
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** Starts the same application again (same port and settings, log appended) and waits until it is ready. */
+    public void restart() throws IOException {
+        if (process.isAlive()) {
+            throw new IllegalStateException("still running");
         }
+        builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        process = builder.start();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(() -> !process.isAlive() || status("/q/health/ready") == 200);
+        if (!process.isAlive()) {
+            throw new AssertionError("the application exited with " + process.exitValue() + ":\n" + output());
+        }
+    }
+
+    /** Everything the process wrote so far, stdout and stderr. */
+    public String output() throws IOException {
+        return Files.readString(log, StandardCharsets.UTF_8);
+    }
+
+    public Path log() {
+        return log;
     }
 
     public int status(String path) {
         try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl() + path)).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode();
+            return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
         } catch (Exception e) {
             return -1;
         }
     }
 
+    public HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
+    }
+
+    public HttpResponse<String> send(HttpRequest request) throws Exception {
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** GET {@code path} with {@code Authorization: Bearer <apiKey>} (none when null). */
+    public HttpResponse<String> get(String path, String apiKey) throws Exception {
+        HttpRequest.Builder request = request(path);
+        if (apiKey != null) {
+            request.header("Authorization", "Bearer " + apiKey);
+        }
+        return send(request.build());
+    }
+
+    /** A JSON POST with an Idempotency-Key and {@code Authorization: Bearer <apiKey>} (none when null). */
+    public HttpResponse<String> post(String path, String apiKey, String idempotencyKey, String body) throws Exception {
+        HttpRequest.Builder request = request(path).header("Content-Type", "application/json")
+                .header("Idempotency-Key", idempotencyKey).POST(HttpRequest.BodyPublishers.ofString(body));
+        if (apiKey != null) {
+            request.header("Authorization", "Bearer " + apiKey);
+        }
+        return send(request.build());
+    }
+
+    /** Stops the process as an operator does (SIGTERM), forcibly if it does not stop. */
     @Override
     public void close() throws InterruptedException {
-        if (process != null && process.isAlive()) {
-            process.destroy();
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                kill();
-            }
+        process.destroy();
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
+    }
+
+    private static String javaExecutable() {
+        return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
     }
 }

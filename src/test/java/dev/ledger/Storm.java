@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** Sends many POSTs at the same moment (a start gate, no sleeps) and collects every answer. */
+/** Sends many POSTs (as the client {@link ApiClient#DEV}) at the same moment (a start gate, no sleeps) and collects every answer. */
 public final class Storm {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -45,6 +45,7 @@ public final class Storm {
             HttpRequest request = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + path))
                     .timeout(Duration.ofSeconds(30))
                     .header("Content-Type", "application/json")
+                    .header("Authorization", ApiClient.DEV.authorization())
                     .header("Idempotency-Key", keyAndBody[0])
                     .POST(HttpRequest.BodyPublishers.ofString(keyAndBody[1])).build();
             answers.add(CompletableFuture.runAsync(() -> awaitGate(gate))

@@ -17,12 +17,15 @@ import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestPath;
 
@@ -31,6 +34,8 @@ import static dev.ledger.http.OpenApiText.*;
 @Path("/accounts")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "Accounts")
+@SecurityScheme(securitySchemeName = API_KEY, type = SecuritySchemeType.HTTP, scheme = "bearer", description = API_KEY_TEXT)
+@SecurityRequirement(name = API_KEY)
 public class AccountResource {
     private final AccountService service;
     private final IdempotentPosts posts;
@@ -51,6 +56,7 @@ public class AccountResource {
                     @Header(name = REPLAYED, description = REPLAYED_TEXT, schema = @Schema(type = SchemaType.STRING, enumeration = "true"))},
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = AccountView.class)))
     @APIResponse(responseCode = "400", description = BAD_POST, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "401", description = UNAUTHORIZED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "409", description = IN_PROGRESS, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "413", description = TOO_LARGE, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "415", description = UNSUPPORTED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
@@ -68,6 +74,7 @@ public class AccountResource {
     @Operation(summary = "Read an account")
     @APIResponse(responseCode = "200", description = "The account",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = AccountView.class)))
+    @APIResponse(responseCode = "401", description = UNAUTHORIZED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "404", description = "account-not-found (unknown id, not a UUID, or another client's)",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public Uni<AccountView> get(@RestPath String id) {

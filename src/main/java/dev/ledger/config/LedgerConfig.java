@@ -4,6 +4,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /** The service's own settings, under the {@code ledger.} prefix (environment: {@code LEDGER_...}). */
 @ConfigMapping(prefix = "ledger")
@@ -14,6 +15,25 @@ public interface LedgerConfig {
     Request request();
 
     Redis redis();
+
+    /**
+     * The API keys, as comma-separated {@code client-id:sha256hex} entries: the client (tenant) a
+     * key authenticates as, and the lower-case hex SHA-256 of the key itself (never the key). A
+     * client may have several entries, so that a key can be rotated without downtime. Required
+     * while {@code ledger.auth.enabled} is true: the application refuses to start without it.
+     */
+    Optional<String> apiKeys();
+
+    Auth auth();
+
+    interface Auth {
+        /**
+         * Whether every request outside {@code /q/} must carry a configured API key. false: no key
+         * is asked for or checked, and every request acts as the one client {@code default}.
+         */
+        @WithDefault("true")
+        boolean enabled();
+    }
 
     interface Idempotency {
         /**

@@ -1,17 +1,35 @@
 package dev.ledger.http;
 
+import dev.ledger.config.LedgerConfig;
+import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * Who is calling: the client (tenant) that owns accounts and idempotency keys. Until API-key
- * authentication lands, every request acts as the one client {@code default}, which is what
- * API.md specifies for {@code ledger.auth.enabled=false}.
+ * Who is calling: the client (tenant) that owns accounts and idempotency keys. It is the principal
+ * of the request's API key ({@code dev.ledger.security}), or the one client {@code default} when
+ * {@code ledger.auth.enabled=false}. Every owner filter and idempotency scope takes it from here.
  */
 @ApplicationScoped
 public class Caller {
     public static final String DEFAULT_CLIENT = "default";
 
+    private final SecurityIdentity identity;
+    private final boolean authEnabled;
+
+    public Caller(SecurityIdentity identity, LedgerConfig config) {
+        this.identity = identity;
+        this.authEnabled = config.auth().enabled();
+    }
+
     public String clientId() {
-        return DEFAULT_CLIENT;
+        if (!authEnabled) {
+            return DEFAULT_CLIENT;
+        }
+        // The HTTP permission refuses anonymous requests before any resource runs; reaching this
+        // without an identity is a configuration bug, and acting as some client would leak data.
+        if (identity.isAnonymous()) {
+            throw new IllegalStateException("An unauthenticated request reached a resource");
+        }
+        return identity.getPrincipal().getName();
     }
 }

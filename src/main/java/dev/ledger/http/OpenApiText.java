@@ -19,6 +19,13 @@ public final class OpenApiText {
     public static final String TOO_LARGE = "payload-too-large: the body exceeds ledger.request.max-body-bytes (64 KiB)";
     public static final String UNSUPPORTED = "unsupported-media-type: the body is not application/json";
     public static final String KEY_REUSED = "idempotency-key-reused: the key was used for another method, path or body";
+    /** The security scheme every /accounts operation requires. */
+    public static final String API_KEY = "apiKey";
+    public static final String API_KEY_TEXT = "Authorization: Bearer <api-key>. Keys are configured by the operator "
+            + "(ledger.api-keys, as client-id:sha256hex); the key decides which client's accounts and Idempotency-Keys "
+            + "a request sees. Another client's account does not exist for the caller (404 account-not-found).";
+    public static final String UNAUTHORIZED = "unauthorized: the API key is missing, malformed or unknown "
+            + "(WWW-Authenticate: Bearer realm=\"ledger\"); nothing is reserved or recorded";
     public static final String UNAVAILABLE = "service-unavailable: the database is unavailable or timed out and nothing "
             + "was applied; retry after Retry-After seconds with the same key";
 

@@ -1,5 +1,11 @@
 package dev.ledger.problem;
 
+import dev.ledger.security.ApiKeyAuthenticationMechanism;
+import io.quarkus.security.AuthenticationFailedException;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.Json;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.NotAcceptableException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
@@ -23,6 +29,16 @@ public class ProblemMapper {
     @ServerExceptionMapper
     public Response problem(ProblemException e) {
         return respond(e.problem(), e.headers());
+    }
+
+    /**
+     * A malformed or unknown API key. Authentication is lazy, so Quarkus reports the failure here,
+     * from the HTTP permission check that runs before any resource or filter (replacing its own
+     * mapper, which answers with no body).
+     */
+    @ServerExceptionMapper
+    public Response unauthenticated(AuthenticationFailedException e, RoutingContext context) {
+        return respond(ApiKeyAuthenticationMechanism.refusal(context), ApiKeyAuthenticationMechanism.CHALLENGE_HEADERS);
     }
 
     @ServerExceptionMapper
@@ -69,5 +85,17 @@ public class ProblemMapper {
                 .entity(problem);
         headers.forEach(builder::header);
         return builder.build();
+    }
+
+    /**
+     * Sends a problem straight on the HTTP response, with the same body and headers as
+     * {@link #respond}: for answers given in the HTTP layer, before a request reaches a resource
+     * (the 401 of {@code dev.ledger.security.ApiKeyAuthenticationMechanism}).
+     */
+    public static void send(HttpServerResponse response, Problem problem, Map<String, String> headers) {
+        response.setStatusCode(problem.getStatus());
+        headers.forEach(response::putHeader);
+        response.putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE);
+        response.end(Json.encodeToBuffer(problem));
     }
 }

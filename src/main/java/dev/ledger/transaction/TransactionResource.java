@@ -25,6 +25,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestPath;
 
@@ -35,6 +36,7 @@ import static dev.ledger.http.OpenApiText.*;
 @Path("/accounts/{id}/transactions")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "Transactions")
+@SecurityRequirement(name = API_KEY)
 public class TransactionResource {
     public static final int DEFAULT_LIMIT = 50;
     public static final int MAX_LIMIT = 500;
@@ -60,6 +62,7 @@ public class TransactionResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = TransactionView.class)))
     @APIResponse(responseCode = "400", description = BAD_POST + "; type must be DEBIT or CREDIT, amount 1..10^15, sequence >= 1, reference <= 255 characters",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "401", description = UNAUTHORIZED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "404", description = "account-not-found (recorded and replayed)",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "409", description = "stale-sequence: sequence <= lastSequence (member lastSequence; recorded and replayed); or " + IN_PROGRESS,
@@ -85,6 +88,7 @@ public class TransactionResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = TransactionPage.class)))
     @APIResponse(responseCode = "400", description = "invalid-request: after or limit not an integer or out of range",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "401", description = UNAUTHORIZED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "404", description = "account-not-found",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @Parameter(name = "after", in = ParameterIn.QUERY, description = "Return transactions with sequence greater than this (default 0)",
@@ -105,6 +109,7 @@ public class TransactionResource {
     @Operation(summary = "Read one transaction")
     @APIResponse(responseCode = "200", description = "The transaction",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = TransactionView.class)))
+    @APIResponse(responseCode = "401", description = UNAUTHORIZED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "404", description = "account-not-found when the account is unknown or another client's; "
             + "transaction-not-found when the transaction is not in the account",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))

@@ -7,9 +7,9 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
 
+import static dev.ledger.LedgerApi.given;
 import static dev.ledger.LedgerApi.newKey;
 import static dev.ledger.LedgerApi.openAccount;
-import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -50,6 +50,7 @@ class CrashSafetyIT {
     private static final int BURST = 40;
     private static final int ACCOUNTS = 4;
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String API_KEY = "crash-safety-key-0123456789abcdef";
 
     private static PostgresServer postgres;
     private static RedisServer redis;
@@ -99,15 +100,14 @@ class CrashSafetyIT {
             sql.execute("CREATE DATABASE ledger");
         }
         redis = new RedisServer();
-        File log = new File("target/crash-safety-it.log");
-        Files.deleteIfExists(log.toPath());
-        app = new PackagedApp(Map.of(
+        app = PackagedApp.start(Map.of(
                 "QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + postgres.host() + "/ledger",
                 "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + postgres.host() + "/ledger",
                 "QUARKUS_DATASOURCE_USERNAME", "postgres",
                 "QUARKUS_REDIS_HOSTS", redis.url(),
+                "LEDGER_API_KEYS", "crash:" + PackagedApp.sha256Hex(API_KEY),
                 // leases of crashed requests expire quickly, so that retries get through
-                "LEDGER_IDEMPOTENCY_LEASE", "2s"), log).start();
+                "LEDGER_IDEMPOTENCY_LEASE", "2s"), "crash-safety-it.log");
     }
 
     @AfterAll
@@ -128,6 +128,7 @@ class CrashSafetyIT {
         HttpRequest request = HttpRequest.newBuilder(URI.create(app.baseUrl() + path))
                 .timeout(Duration.ofSeconds(15))
                 .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + API_KEY)
                 .header("Idempotency-Key", key)
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofString())
@@ -190,7 +191,7 @@ class CrashSafetyIT {
             observe(burst.get(i), first);
         }
         if (restartApp) {
-            app.start();
+            app.restart();
         }
         for (Request request : burst) {
             Answer[] last = {Answer.NONE};

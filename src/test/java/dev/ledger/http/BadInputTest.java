@@ -1,5 +1,7 @@
 package dev.ledger.http;
 
+import dev.ledger.ApiClient;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
@@ -7,17 +9,22 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 
 import static dev.ledger.LedgerApi.balance;
 import static dev.ledger.LedgerApi.credit;
 import static dev.ledger.LedgerApi.entryCount;
+import static dev.ledger.LedgerApi.given;
 import static dev.ledger.LedgerApi.lastSequence;
 import static dev.ledger.LedgerApi.newAccount;
 import static dev.ledger.LedgerApi.newKey;
 import static dev.ledger.LedgerApi.postTransaction;
 import static dev.ledger.LedgerApi.transaction;
-import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -29,6 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 class BadInputTest {
+    @TestHTTPResource("/")
+    URL base;
 
     /** Sends a bad body with a fresh key and checks the whole promise; answers the problem. */
     private Response rejects(int status, String slug, ContentType type, byte[] body) {
@@ -188,6 +197,33 @@ class BadInputTest {
         assertEquals("/problems/idempotency-key-missing", missingOnOpen.path("type"));
         assertEquals(0, balance(account));
         assertEquals(0, entryCount(account));
+    }
+
+    /** The status line the server answers a raw request with. */
+    private String statusLine(String request) throws Exception {
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(request.getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1)).readLine();
+        }
+    }
+
+    @Test
+    void headersOverTheLimitAreRefusedByTheHttpLayer() throws Exception {
+        String account = newAccount();
+        // quarkus.http.limits.max-header-size=16K: the HTTP codec answers before any handler runs (no body)
+        String tooLarge = "GET /accounts/" + account + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: " + ApiClient.DEV.authorization()
+                + "\r\nX-Padding: " + "x".repeat(20_000) + "\r\n\r\n";
+        assertEquals("HTTP/1.1 431 Request Header Fields Too Large", statusLine(tooLarge));
+        String manySmall = "GET /accounts/" + account + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: " + ApiClient.DEV.authorization()
+                + "\r\n" + "X-Padding: 0123456789\r\n".repeat(1_000) + "\r\n";
+        assertEquals("HTTP/1.1 431 Request Header Fields Too Large", statusLine(manySmall));
+        // just under the limit is served
+        String underTheLimit = "GET /accounts/" + account + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: "
+                + ApiClient.DEV.authorization() + "\r\nX-Padding: " + "x".repeat(15_000) + "\r\n\r\n";
+        assertEquals("HTTP/1.1 200 OK", statusLine(underTheLimit));
     }
 
     @Test

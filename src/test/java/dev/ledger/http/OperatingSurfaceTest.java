@@ -47,6 +47,28 @@ class OperatingSurfaceTest {
     }
 
     @Test
+    void openApiDocumentsTheApiKeyOnEveryOperation() {
+        JsonPath api = given().queryParam("format", "json").when().get("/q/openapi")
+                .then().statusCode(200).extract().jsonPath();
+        assertEquals("http", api.getString("components.securitySchemes.apiKey.type"));
+        assertEquals("bearer", api.getString("components.securitySchemes.apiKey.scheme"));
+        int operations = 0;
+        for (String path : List.of("/accounts", "/accounts/{id}", "/accounts/{id}/transactions", "/accounts/{id}/transactions/{txId}")) {
+            Map<String, Object> methods = api.getMap("paths.'" + path + "'");
+            for (String method : methods.keySet()) {
+                if (!List.of("get", "post").contains(method)) {
+                    continue;
+                }
+                String operation = "paths.'" + path + "'." + method;
+                assertTrue(api.getMap(operation + ".responses").containsKey("401"), operation);
+                assertEquals(List.of(Map.of("apiKey", List.of())), api.getList(operation + ".security"), operation);
+                operations++;
+            }
+        }
+        assertEquals(5, operations);
+    }
+
+    @Test
     void swaggerUiHealthAndMetricsAnswer() {
         given().when().get("/q/swagger-ui/").then().statusCode(200).body(containsString("swagger"));
         given().when().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));

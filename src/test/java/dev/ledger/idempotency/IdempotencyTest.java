@@ -1,7 +1,7 @@
 package dev.ledger.idempotency;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.http.Caller;
+import dev.ledger.ApiClient;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -107,7 +107,7 @@ class IdempotencyTest {
         String key = newKey();
         String body = "{\"currency\":\"CHF\"}";
         // Hold the key as an in-flight request would, through the same scope and fingerprint.
-        IdempotentRequest inFlight = IdempotentRequest.of(Caller.DEFAULT_CLIENT, new IdempotencyKey(key), "POST",
+        IdempotentRequest inFlight = IdempotentRequest.of(ApiClient.DEV.id(), new IdempotencyKey(key), "POST",
                 "/accounts", new ObjectMapper().readTree(body));
         redis.hash(String.class).hset(inFlight.redisKey(),
                 Map.of("state", "PROCESSING", "fp", inFlight.fingerprint().hex(), "owner", "someone-else"));

@@ -14,12 +14,12 @@ import java.util.List;
 
 import static dev.ledger.LedgerApi.balance;
 import static dev.ledger.LedgerApi.credit;
+import static dev.ledger.LedgerApi.given;
 import static dev.ledger.LedgerApi.lastSequence;
 import static dev.ledger.LedgerApi.newAccount;
 import static dev.ledger.LedgerApi.newKey;
 import static dev.ledger.LedgerApi.postTransaction;
 import static dev.ledger.LedgerApi.transaction;
-import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;

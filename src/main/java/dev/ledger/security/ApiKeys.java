@@ -1,0 +1,117 @@
+package dev.ledger.security;
+
+import dev.ledger.config.LedgerConfig;
+import io.quarkus.runtime.Startup;
+import io.quarkus.runtime.configuration.ConfigurationException;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The configured API keys ({@code ledger.api-keys}): for each entry, the client it authenticates
+ * and the SHA-256 of the key. Read once at start, so that a missing or malformed setting stops the
+ * application there instead of locking every client out later. Error messages name an entry by
+ * its position and never repeat any part of it: an entry may be a raw key pasted by mistake.
+ */
+@Startup
+@Singleton
+public class ApiKeys {
+    private static final Logger LOG = Logger.getLogger(ApiKeys.class);
+    static final String SETTING = "ledger.api-keys";
+    private static final Pattern CLIENT_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+
+    private final List<Entry> entries;
+
+    @Inject
+    public ApiKeys(LedgerConfig config) {
+        this(config.auth().enabled() ? parse(config.apiKeys().orElse("")) : List.of());
+        if (config.auth().enabled()) {
+            LOG.infof("API-key authentication on: %d key(s) for %d client(s)", entries.size(),
+                    entries.stream().map(Entry::client).distinct().count());
+        } else {
+            LOG.warn("API-key authentication is OFF (ledger.auth.enabled=false): no key is checked and every "
+                    + "request acts as the client 'default'" + (config.apiKeys().isPresent() ? "; ledger.api-keys is ignored" : ""));
+        }
+    }
+
+    ApiKeys(List<Entry> entries) {
+        this.entries = entries;
+    }
+
+    /** One configured key: whose it is, and the SHA-256 of the key. */
+    record Entry(String client, byte[] digest) {
+    }
+
+    /** Parses the setting; throws a {@link ConfigurationException} that names the entry's position. */
+    static List<Entry> parse(String setting) {
+        if (setting.isBlank()) {
+            throw new ConfigurationException(SETTING + " (environment variable LEDGER_API_KEYS) is not set: configure "
+                    + "at least one client-id:sha256hex entry (see README, Security), or set ledger.auth.enabled=false");
+        }
+        String[] items = setting.split(",", -1);
+        List<Entry> parsed = new ArrayList<>(items.length);
+        for (int i = 0; i < items.length; i++) {
+            int position = i + 1;
+            String item = items[i].strip();
+            int colon = item.indexOf(':');
+            if (colon < 0) {
+                throw malformed(position, "it has no ':' between client id and hash");
+            }
+            String client = item.substring(0, colon);
+            String hash = item.substring(colon + 1);
+            if (!CLIENT_ID.matcher(client).matches()) {
+                throw malformed(position, "the client id must be 1-64 characters of A-Z a-z 0-9 . _ -");
+            }
+            if (!SHA256_HEX.matcher(hash).matches()) {
+                throw malformed(position, "the hash must be the 64 lower-case hex digits of the key's SHA-256");
+            }
+            byte[] digest = HexFormat.of().parseHex(hash);
+            for (int j = 0; j < parsed.size(); j++) {
+                if (MessageDigest.isEqual(parsed.get(j).digest(), digest)) {
+                    throw new ConfigurationException(SETTING + " entries " + (j + 1) + " and " + position
+                            + " have the same hash: one key can authenticate only one client");
+                }
+            }
+            parsed.add(new Entry(client, digest));
+        }
+        return List.copyOf(parsed);
+    }
+
+    private static ConfigurationException malformed(int position, String why) {
+        return new ConfigurationException(SETTING + " entry " + position + " is not client-id:sha256hex: " + why);
+    }
+
+    /**
+     * The client a presented key belongs to. Compares the key's digest with every entry in constant
+     * time and does not stop at a match, so the time taken does not tell which entry matched.
+     */
+    public Optional<String> clientFor(String key) {
+        byte[] digest = sha256(key);
+        String client = null;
+        for (Entry entry : entries) {
+            boolean equal = MessageDigest.isEqual(entry.digest(), digest);
+            if (equal && client == null) {
+                client = entry.client();
+            }
+        }
+        return Optional.ofNullable(client);
+    }
+
+    static byte[] sha256(String key) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JVM", e);
+        }
+    }
+}

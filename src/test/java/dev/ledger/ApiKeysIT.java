@@ -1,0 +1,186 @@
+package dev.ledger;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.ledger.idempotency.IdempotencyKey;
+import dev.ledger.idempotency.IdempotentRequest;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.ledger.PackagedApp.sha256Hex;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * API keys in the packaged application, configured as an operator does through
+ * {@code LEDGER_API_KEYS}: what stops it at start (and what it prints then), a rotation across a
+ * restart, the switch {@code LEDGER_AUTH_ENABLED=false}, and that its whole log output under
+ * traffic holds no raw API key, idempotency key or request body. Skipped where Dev Services run.
+ */
+class ApiKeysIT {
+    private static final String ACME_OLD = "acme-old-key-0123456789abcdef0";
+    private static final String ACME_NEW = "acme-new-key-0123456789abcdef0";
+    private static final String GLOBEX = "globex-key-0123456789abcdef012";
+    private static final String UNKNOWN = "unknown-key-0123456789abcdef01";
+
+    private static Map<String, String> keys(String value) {
+        Map<String, String> environment = new HashMap<>();
+        environment.put("LEDGER_API_KEYS", value);
+        return environment;
+    }
+
+    @BeforeAll
+    static void emptyDatabase() throws Exception {
+        assumeTrue(PackagedApp.configured(), "no local servers configured (tests.it.pg-host): skipped where Dev Services run");
+        PackagedApp.recreateDatabase();
+    }
+
+    @Test
+    void refusesToStartWithoutAKey() throws Exception {
+        for (String value : new String[]{null, ""}) {
+            PackagedApp app = PackagedApp.launch(keys(value), "api-keys-it-unset.log");
+            assertNotEquals(0, app.awaitExit(), "started without keys");
+            String output = app.output();
+            assertTrue(output.contains("ledger.api-keys (environment variable LEDGER_API_KEYS) is not set"), output);
+            assertTrue(output.contains("ledger.auth.enabled=false"), output);
+        }
+    }
+
+    @Test
+    void refusesToStartWithAMalformedEntryNamingItsPositionButNoHash() throws Exception {
+        String acme = "acme:" + sha256Hex(ACME_OLD);
+        String[][] cases = {
+                {acme + "," + GLOBEX, "2"},                                                    // a raw key instead of an entry
+                {acme + ",globex:" + sha256Hex(GLOBEX).toUpperCase(), "2"},                  // upper-case hex
+                {acme + ",acme:" + sha256Hex(ACME_NEW) + ",globex:" + sha256Hex(GLOBEX).substring(2), "3"}};
+        for (String[] c : cases) {
+            PackagedApp app = PackagedApp.launch(keys(c[0]), "api-keys-it-malformed.log");
+            assertNotEquals(0, app.awaitExit(), "started with " + c[1]);
+            String output = app.output();
+            assertTrue(output.contains("ledger.api-keys entry " + c[1] + " is not client-id:sha256hex"), output);
+            for (String key : List.of(ACME_OLD, ACME_NEW, GLOBEX)) {
+                String hash = sha256Hex(key);
+                for (String secret : List.of(key, hash, hash.toUpperCase(), hash.substring(2))) {
+                    assertFalse(output.contains(secret), "the output shows a key or hash:\n" + output);
+                }
+            }
+        }
+    }
+
+    @Test
+    void startsWithoutKeysWhenAuthenticationIsOff() throws Exception {
+        Map<String, String> environment = keys(null);
+        environment.put("LEDGER_AUTH_ENABLED", "false");
+        try (PackagedApp app = PackagedApp.start(environment, "api-keys-it-auth-off.log")) {
+            HttpResponse<String> opened = app.post("/accounts", null, "auth-off-" + UUID.randomUUID(), "{\"currency\":\"EUR\"}");
+            assertEquals(201, opened.statusCode(), opened.body());
+            assertEquals(200, app.get(opened.headers().firstValue("Location").orElseThrow(), null).statusCode());
+            assertTrue(app.output().contains("API-key authentication is OFF"), app.output());
+        }
+    }
+
+    @Test
+    void aRemovedKeyStopsWorkingAfterARestart() throws Exception {
+        String key = "rotation-" + UUID.randomUUID();
+        String account;
+        String firstAnswer;
+        String both = "acme:" + sha256Hex(ACME_OLD) + ",acme:" + sha256Hex(ACME_NEW) + ",globex:" + sha256Hex(GLOBEX);
+        try (PackagedApp app = PackagedApp.start(keys(both), "api-keys-it-rotation-1.log")) {
+            HttpResponse<String> opened = app.post("/accounts", ACME_OLD, key, "{\"currency\":\"EUR\"}");
+            assertEquals(201, opened.statusCode(), opened.body());
+            account = opened.headers().firstValue("Location").orElseThrow();
+            firstAnswer = opened.body();
+            assertEquals(200, app.get(account, ACME_NEW).statusCode(), "the new key is the same client");
+            HttpResponse<String> replay = app.post("/accounts", ACME_NEW, key, "{\"currency\":\"EUR\"}");
+            assertEquals("true", replay.headers().firstValue("Idempotent-Replayed").orElse(null));
+            assertEquals(firstAnswer, replay.body());
+            assertEquals(404, app.get(account, GLOBEX).statusCode(), "another client");
+        }
+        String newOnly = "acme:" + sha256Hex(ACME_NEW) + ",globex:" + sha256Hex(GLOBEX);
+        try (PackagedApp app = PackagedApp.start(keys(newOnly), "api-keys-it-rotation-2.log")) {
+            HttpResponse<String> old = app.get(account, ACME_OLD);
+            assertEquals(401, old.statusCode(), old.body());
+            assertEquals("Bearer realm=\"ledger\"", old.headers().firstValue("WWW-Authenticate").orElse(null));
+            assertTrue(old.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"));
+            assertTrue(old.body().contains("/problems/unauthorized"), old.body());
+            assertEquals(401, app.post("/accounts", ACME_OLD, key, "{\"currency\":\"EUR\"}").statusCode());
+            assertEquals(200, app.get(account, ACME_NEW).statusCode());
+            HttpResponse<String> replay = app.post("/accounts", ACME_NEW, key, "{\"currency\":\"EUR\"}");
+            assertEquals(firstAnswer, replay.body(), "the client's recorded answers outlive its old key");
+        }
+    }
+
+    /** Requests of every kind, each carrying the secrets the log must not show. */
+    private static List<String> traffic(PackagedApp app, String reference) throws Exception {
+        List<String> idempotencyKeys = new ArrayList<>();
+        String open = "idem-open-" + UUID.randomUUID();
+        idempotencyKeys.add(open);
+        HttpResponse<String> opened = app.post("/accounts", ACME_NEW, open, "{\"currency\":\"EUR\"}");
+        assertEquals(201, opened.statusCode(), opened.body());
+        String transactions = opened.headers().firstValue("Location").orElseThrow() + "/transactions";
+        String credit = "idem-credit-" + UUID.randomUUID();
+        idempotencyKeys.add(credit);
+        String body = "{\"type\":\"CREDIT\",\"amount\":4200,\"sequence\":1,\"reference\":\"" + reference + "\"}";
+        assertEquals(201, app.post(transactions, ACME_NEW, credit, body).statusCode());
+        assertEquals(201, app.post(transactions, ACME_NEW, credit, body).statusCode()); // replay
+        assertEquals(422, app.post(transactions, ACME_NEW, credit, body.replace("4200", "4201")).statusCode()); // reuse
+        String refused = "idem-refused-" + UUID.randomUUID();
+        idempotencyKeys.add(refused);
+        assertEquals(409, app.post(transactions, ACME_NEW, refused, body).statusCode()); // stale sequence, recorded
+        assertEquals(404, app.post(transactions, GLOBEX, refused, body).statusCode()); // another client's account
+        String invalid = "idem-invalid-" + UUID.randomUUID();
+        idempotencyKeys.add(invalid);
+        assertEquals(400, app.post(transactions, ACME_NEW, invalid,
+                "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"" + reference + "\":\"" + reference + "\"}").statusCode());
+        assertEquals(400, app.post(transactions, ACME_NEW, invalid,
+                "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"" + reference + "\\u0000\"}").statusCode());
+        String unauthorized = "idem-unauthorized-" + UUID.randomUUID();
+        idempotencyKeys.add(unauthorized);
+        assertEquals(401, app.post(transactions, UNKNOWN, unauthorized, body).statusCode());
+        assertEquals(401, app.post("/accounts", ACME_OLD, unauthorized, "{\"currency\":\"EUR\"}").statusCode());
+        assertEquals(401, app.send(app.request(transactions).header("Authorization", "Basic " + ACME_NEW).build()).statusCode());
+        assertEquals(200, app.get(transactions, ACME_NEW).statusCode());
+        return idempotencyKeys;
+    }
+
+    @Test
+    void itsLogShowsNoApiKeyIdempotencyKeyOrBody() throws Exception {
+        String keys = "acme:" + sha256Hex(ACME_NEW) + ",globex:" + sha256Hex(GLOBEX);
+        String reference = "order-" + UUID.randomUUID() + "-confidential";
+        List<String> secrets = new ArrayList<>(List.of(ACME_OLD, ACME_NEW, GLOBEX, UNKNOWN, reference));
+        List<String> logs = new ArrayList<>();
+        List<String> redisDownKeys;
+        try (PackagedApp app = PackagedApp.start(keys(keys), "api-keys-it-traffic.log")) {
+            secrets.addAll(traffic(app, reference));
+            logs.add(app.output());
+        }
+        // Redis unreachable: every POST logs a warning about its key, which must name it by a hash only
+        Map<String, String> redisDown = keys(keys);
+        redisDown.put("QUARKUS_REDIS_HOSTS", "redis://127.0.0.1:1");
+        try (PackagedApp app = PackagedApp.start(redisDown, "api-keys-it-traffic-redis-down.log", "/q/health/live")) {
+            redisDownKeys = traffic(app, reference);
+            secrets.addAll(redisDownKeys);
+            logs.add(app.output());
+        }
+        String redisDownLog = logs.get(1);
+        String label = IdempotentRequest.of("acme", new IdempotencyKey(redisDownKeys.get(0)), "POST", "/accounts",
+                JsonNodeFactory.instance.objectNode()).logLabel();
+        assertTrue(redisDownLog.contains("Redis unavailable at reserve") && redisDownLog.contains(label),
+                "the request path logged nothing about its keys; the scan would prove nothing:\n" + redisDownLog);
+        for (String log : logs) {
+            for (String secret : secrets) {
+                assertFalse(log.contains(secret), "the log shows " + secret);
+            }
+            assertFalse(log.contains("Bearer "), "the log shows an Authorization header");
+        }
+    }
+}
