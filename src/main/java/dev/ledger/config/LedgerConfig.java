@@ -74,6 +74,27 @@ public interface LedgerConfig {
          */
         @WithDefault("false")
         boolean failClosed();
+
+        /** Longest a Redis call may take before it counts as failed (and the request goes on without it). */
+        @WithDefault("300ms")
+        Duration timeout();
+
+        Breaker breaker();
+
+        /** The circuit breaker {@code redis}: opens when calls fail, so an absent Redis costs nothing per request. */
+        interface Breaker {
+            /** Calls in the rolling window that decides whether to open. */
+            @WithDefault("10")
+            int requestVolumeThreshold();
+
+            /** Share of failed calls in the window that opens the breaker. */
+            @WithDefault("0.5")
+            double failureRatio();
+
+            /** How long the breaker stays open before a trial call. */
+            @WithDefault("2s")
+            Duration delay();
+        }
     }
 
     interface Request {

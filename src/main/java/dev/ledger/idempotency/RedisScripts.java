@@ -1,29 +1,43 @@
 package dev.ledger.idempotency;
 
+import dev.ledger.config.LedgerConfig;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
-import io.smallrye.faulttolerance.api.CircuitBreakerName;
+import io.smallrye.faulttolerance.api.TypedGuard;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
-import org.eclipse.microprofile.faulttolerance.Timeout;
+import jakarta.enterprise.util.TypeLiteral;
+
+import java.time.temporal.ChronoUnit;
 
 /**
- * The one door to Redis: every script call is bounded and counted by the circuit breaker
- * {@code redis}, so a slow or absent Redis fails fast and the service goes on through Postgres.
+ * The one door to Redis: every script call is bounded by a timeout and counted by the circuit
+ * breaker {@code redis}, so a slow or absent Redis fails fast and the service goes on through
+ * Postgres. A SmallRye Fault Tolerance guard built once, rather than interceptor annotations: on
+ * this path (two calls per POST, one per replay) the interceptor's per-call machinery cost about a
+ * third of the service's CPU per replay (see README, Performance).
  */
 @ApplicationScoped
 public class RedisScripts {
     private final ReactiveRedisDataSource redis;
+    private final TypedGuard<Uni<Response>> guard;
 
-    public RedisScripts(ReactiveRedisDataSource redis) {
+    public RedisScripts(ReactiveRedisDataSource redis, LedgerConfig config) {
         this.redis = redis;
+        LedgerConfig.Redis settings = config.redis();
+        this.guard = TypedGuard.create(new TypeLiteral<Uni<Response>>() {
+                })
+                .withTimeout().duration(settings.timeout().toMillis(), ChronoUnit.MILLIS).done()
+                .withCircuitBreaker().name("redis")
+                .requestVolumeThreshold(settings.breaker().requestVolumeThreshold())
+                .failureRatio(settings.breaker().failureRatio())
+                .delay(settings.breaker().delay().toMillis(), ChronoUnit.MILLIS)
+                .done()
+                .withThreadOffload(false)
+                .build();
     }
 
-    @Timeout(300)
-    @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2000)
-    @CircuitBreakerName("redis")
     Uni<Response> run(LuaScript script, String key, String... args) {
-        return script.run(redis, key, args);
+        return guard.get(() -> script.run(redis, key, args));
     }
 }

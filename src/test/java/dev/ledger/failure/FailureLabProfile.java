@@ -14,7 +14,7 @@ public class FailureLabProfile implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        return Map.of("dev.ledger.idempotency.RedisScripts/run/CircuitBreaker/delay", "200",
+        return Map.of("ledger.redis.breaker.delay", "200ms",
                 // a pool that notices a dead server quickly
                 "quarkus.datasource.reactive.idle-timeout", "PT5S");
     }
