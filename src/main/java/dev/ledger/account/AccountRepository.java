@@ -8,7 +8,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.faulttolerance.Timeout;
+import dev.ledger.database.DatabaseGuard;
 
 import java.util.UUID;
 
@@ -18,9 +18,11 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
     private static final String OPEN = "SELECT * FROM ledger_open_account($1, $2, $3, $4, $5, $6)";
 
     private final Pool pool;
+    private final DatabaseGuard guard;
 
-    public AccountRepository(Pool pool) {
+    public AccountRepository(Pool pool, DatabaseGuard guard) {
         this.pool = pool;
+        this.guard = guard;
     }
 
     /** The account if it exists and belongs to {@code owner}, else null. */
@@ -29,13 +31,12 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
     }
 
     /** Opens the account under the idempotency record, or returns what the record already holds. */
-    // A write is never retried: it may have committed. On timeout the key is released and the
-    // retry finds the durable record if the commit landed after all.
-    @Timeout(1200)
+    // Bounded, never retried: a write that timed out may have committed. The key is then released
+    // and the retry finds the durable record if the commit landed after all.
     public Uni<Row> open(DurableRecord record, UUID id, String currency) {
-        return pool.preparedQuery(OPEN)
-                .execute(Tuple.of(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),
-                        record.expiresAt(), id, currency))
+        Tuple args = Tuple.of(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),
+                record.expiresAt(), id, currency);
+        return guard.bounded(() -> pool.preparedQuery(OPEN).execute(args))
                 .map(rows -> rows.iterator().next());
     }
 }

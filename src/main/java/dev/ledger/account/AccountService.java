@@ -1,5 +1,6 @@
 package dev.ledger.account;
 
+import dev.ledger.database.DatabaseGuard;
 import dev.ledger.idempotency.DurableOutcome;
 import dev.ledger.idempotency.DurableRecord;
 import dev.ledger.idempotency.RecordedResponse;
@@ -11,7 +12,6 @@ import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.faulttolerance.Timeout;
 
 import java.util.UUID;
 
@@ -19,10 +19,12 @@ import java.util.UUID;
 public class AccountService {
     private final AccountRepository accounts;
     private final ResponseRecorder recorder;
+    private final DatabaseGuard guard;
 
-    public AccountService(AccountRepository accounts, ResponseRecorder recorder) {
+    public AccountService(AccountRepository accounts, ResponseRecorder recorder, DatabaseGuard guard) {
         this.accounts = accounts;
         this.recorder = recorder;
+        this.guard = guard;
     }
 
     /** Opens an account in one transaction with its idempotency record. */
@@ -41,9 +43,8 @@ public class AccountService {
     }
 
     @WithSession
-    @Timeout(1200)
     public Uni<AccountView> find(UUID id, String owner) {
-        return accounts.findOwned(id, owner)
+        return guard.bounded(() -> accounts.findOwned(id, owner))
                 .onItem().ifNull().failWith(AccountService::notFound)
                 .map(AccountView::of);
     }

@@ -16,6 +16,17 @@ public interface LedgerConfig {
 
     Redis redis();
 
+    Database database();
+
+    interface Database {
+        /**
+         * Longest a Postgres call may take; past it the request answers 503 and the key is released.
+         * Together with the Redis timeouts it keeps a POST under about 2 s.
+         */
+        @WithDefault("1200ms")
+        Duration timeout();
+    }
+
     /**
      * The API keys, as comma-separated {@code client-id:sha256hex} entries: the client (tenant) a
      * key authenticates as, and the lower-case hex SHA-256 of the key itself (never the key). A

@@ -9,7 +9,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.faulttolerance.Timeout;
+import dev.ledger.database.DatabaseGuard;
 
 import java.util.Arrays;
 import java.util.List;
@@ -22,9 +22,11 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
             "SELECT * FROM ledger_post_transaction($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 
     private final Pool pool;
+    private final DatabaseGuard guard;
 
-    public TransactionRepository(Pool pool) {
+    public TransactionRepository(Pool pool, DatabaseGuard guard) {
         this.pool = pool;
+        this.guard = guard;
     }
 
     /** Up to {@code limit} entries with sequence above {@code after}, ascending. */
@@ -41,13 +43,13 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
      * Inserts the idempotency record, applies the sequence-checked update and the ledger entry, all
      * in one statement; or returns what the record already holds. A null account id finds no account.
      */
-    // A write is never retried: it may have committed. On timeout the key is released and the
-    // retry finds the durable record if the commit landed after all.
-    @Timeout(1200)
+    // Bounded, never retried: a write that timed out may have committed. The key is then released
+    // and the retry finds the durable record if the commit landed after all.
     public Uni<Row> post(DurableRecord record, UUID accountId, UUID entryId, PostTransactionRequest request) {
         Tuple args = Tuple.from(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()),
                 Buffer.buffer(record.fingerprint()), record.expiresAt(), accountId, entryId,
                 request.type().name(), request.amount(), request.sequence(), request.reference()));
-        return pool.preparedQuery(POST).execute(args).map(rows -> rows.iterator().next());
+        return guard.bounded(() -> pool.preparedQuery(POST).execute(args))
+                .map(rows -> rows.iterator().next());
     }
 }

@@ -1,5 +1,6 @@
 package dev.ledger.transaction;
 
+import dev.ledger.database.DatabaseGuard;
 import dev.ledger.account.AccountRepository;
 import dev.ledger.account.AccountService;
 import dev.ledger.idempotency.DurableOutcome;
@@ -14,7 +15,6 @@ import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.faulttolerance.Timeout;
 
 import java.util.List;
 import java.util.UUID;
@@ -29,11 +29,14 @@ public class TransactionService {
     private final TransactionRepository transactions;
     private final AccountRepository accounts;
     private final ResponseRecorder recorder;
+    private final DatabaseGuard guard;
 
-    public TransactionService(TransactionRepository transactions, AccountRepository accounts, ResponseRecorder recorder) {
+    public TransactionService(TransactionRepository transactions, AccountRepository accounts, ResponseRecorder recorder,
+                              DatabaseGuard guard) {
         this.transactions = transactions;
         this.accounts = accounts;
         this.recorder = recorder;
+        this.guard = guard;
     }
 
     /** Posts in one transaction with its idempotency record. A null account id (not a UUID) is unknown. */
@@ -80,11 +83,10 @@ public class TransactionService {
     }
 
     @WithSession
-    @Timeout(1200)
     public Uni<TransactionPage> list(UUID accountId, String owner, long after, int limit) {
-        return accounts.findOwned(accountId, owner)
-                .onItem().ifNull().failWith(AccountService::notFound)
-                .chain(account -> transactions.page(accountId, after, limit + 1))
+        return guard.bounded(() -> accounts.findOwned(accountId, owner)
+                        .onItem().ifNull().failWith(AccountService::notFound)
+                        .chain(account -> transactions.page(accountId, after, limit + 1)))
                 .map(entries -> {
                     boolean more = entries.size() > limit;
                     List<TransactionView> items = entries.stream().limit(limit).map(TransactionView::of).toList();
@@ -94,13 +96,12 @@ public class TransactionService {
     }
 
     @WithSession
-    @Timeout(1200)
     public Uni<TransactionView> find(UUID accountId, String owner, UUID transactionId) {
-        return accounts.findOwned(accountId, owner)
-                .onItem().ifNull().failWith(AccountService::notFound)
-                .chain(account -> transactionId == null
-                        ? Uni.createFrom().nullItem()
-                        : transactions.findInAccount(accountId, transactionId))
+        return guard.bounded(() -> accounts.findOwned(accountId, owner)
+                        .onItem().ifNull().failWith(AccountService::notFound)
+                        .chain(account -> transactionId == null
+                                ? Uni.createFrom().<LedgerEntry>nullItem()
+                                : transactions.findInAccount(accountId, transactionId)))
                 .onItem().ifNull().failWith(TransactionService::notFound)
                 .map(TransactionView::of);
     }
