@@ -142,6 +142,10 @@ class ContractIT {
         assertEquals(200, live.statusCode(), live.asString());
         assertEquals("UP", live.path("status"));
 
+        // The paths the images and the Kubernetes probes use (DeploymentFilesIT).
+        for (String probe : List.of(DeploymentFilesIT.LIVE, DeploymentFilesIT.READY, DeploymentFilesIT.STARTED)) {
+            assertEquals(200, RestAssured.given().when().get(probe).statusCode(), probe);
+        }
         Response ready = RestAssured.given().when().get("/q/health/ready").andReturn();
         assertEquals(200, ready.statusCode(), ready.asString());
         assertEquals("UP", ready.path("status"));
