@@ -12,8 +12,9 @@ import java.util.Map;
  * What the packaged application under {@code @QuarkusIntegrationTest} is given beyond its own
  * configuration. It runs with the {@code prod} profile, as deployed, which has no API key: the map
  * returned here reaches it as {@code -D} options (jar and native executable alike), so it knows the
- * clients below. Its servers come from elsewhere: where Docker runs, Dev Services start PostgreSQL
- * and Redis and pass their settings the same way; without Docker, the pom's {@code local-services}
+ * clients below. Its servers come from elsewhere: where Docker runs, Dev Services are meant to start
+ * PostgreSQL and Redis and pass their settings the same way (not tried: no Docker where this was
+ * written); without Docker, the pom's {@code local-services}
  * profile sets {@code quarkus.datasource.*} and {@code quarkus.redis.hosts} as system properties of
  * the failsafe JVM (the tests' own database {@code tests.pg-db} and Redis database
  * {@code tests.redis-db}), which Quarkus passes on to the application it launches.
