@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** Sends many POSTs (as the client {@link ApiClient#DEV}) at the same moment (a start gate, no sleeps) and collects every answer. */
+/** Sends many POSTs (as the client {@link ApiClient#DEV} unless told) at the same moment (a start gate, no sleeps) and collects every answer. */
 public final class Storm {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -39,13 +39,18 @@ public final class Storm {
 
     /** POSTs each {key, body} to {@code path} at once and waits (bounded) for every answer. */
     public static List<Answer> post(URL base, String path, List<String[]> keysAndBodies) throws Exception {
+        return post(ApiClient.DEV, base, path, keysAndBodies);
+    }
+
+    /** The same, as {@code client}. */
+    public static List<Answer> post(ApiClient client, URL base, String path, List<String[]> keysAndBodies) throws Exception {
         CountDownLatch gate = new CountDownLatch(1);
         List<CompletableFuture<Answer>> answers = new ArrayList<>();
         for (String[] keyAndBody : keysAndBodies) {
             HttpRequest request = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + path))
                     .timeout(Duration.ofSeconds(30))
                     .header("Content-Type", "application/json")
-                    .header("Authorization", ApiClient.DEV.authorization())
+                    .header("Authorization", client.authorization())
                     .header("Idempotency-Key", keyAndBody[0])
                     .POST(HttpRequest.BodyPublishers.ofString(keyAndBody[1])).build();
             answers.add(CompletableFuture.runAsync(() -> awaitGate(gate))

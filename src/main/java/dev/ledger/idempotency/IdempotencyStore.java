@@ -17,21 +17,27 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class IdempotencyStore {
-    private static final LuaScript RESERVE = LuaScript.load("reserve.lua");
-    private static final LuaScript COMPLETE = LuaScript.load("complete.lua");
-    private static final LuaScript RELEASE = LuaScript.load("release.lua");
-
     private final RedisScripts redis;
     private final LedgerConfig config;
+    private final LuaScript reserveScript;
+    private final LuaScript completeScript;
+    private final LuaScript releaseScript;
 
     public IdempotencyStore(RedisScripts redis, LedgerConfig config) {
         this.redis = redis;
         this.config = config;
+        // Read here, at run time, the same way on the JVM and in a native executable (from the
+        // resources quarkus.native.resources.includes puts in the image). Static fields would be
+        // read by the native-image builder, which initialises classes at build time, through
+        // whatever class loader it has then, and baked into the image.
+        this.reserveScript = LuaScript.load("reserve.lua");
+        this.completeScript = LuaScript.load("complete.lua");
+        this.releaseScript = LuaScript.load("release.lua");
     }
 
     /** Reserves the key for {@code owner}, a fresh token (see {@link #newOwner()}). */
     public Uni<Reservation> reserve(IdempotentRequest request, String owner) {
-        return redis.run(RESERVE, request.redisKey(), request.fingerprint().hex(), owner,
+        return redis.run(reserveScript, request.redisKey(), request.fingerprint().hex(), owner,
                         Long.toString(config.idempotency().lease().toMillis()))
                 .map(reply -> Reservation.decode(strings(reply), owner));
     }
@@ -47,7 +53,7 @@ public class IdempotencyStore {
      */
     public Uni<Boolean> complete(IdempotentRequest request, String owner, RequestFingerprint fingerprint,
                                  RecordedResponse response) {
-        return redis.run(COMPLETE, request.redisKey(), owner, fingerprint.hex(),
+        return redis.run(completeScript, request.redisKey(), owner, fingerprint.hex(),
                         Long.toString(config.idempotency().retention().toMillis()),
                         Integer.toString(response.status()), response.contentType(),
                         response.location() == null ? "" : response.location(),
@@ -57,7 +63,7 @@ public class IdempotencyStore {
 
     /** Frees the key if {@code owner} still holds it, so that a retry executes afresh. */
     public Uni<Boolean> release(IdempotentRequest request, String owner) {
-        return redis.run(RELEASE, request.redisKey(), owner).map(reply -> reply.toInteger() == 1);
+        return redis.run(releaseScript, request.redisKey(), owner).map(reply -> reply.toInteger() == 1);
     }
 
     private static List<String> strings(Response reply) {

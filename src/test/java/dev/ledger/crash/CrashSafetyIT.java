@@ -7,6 +7,7 @@ import dev.ledger.failure.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 import java.io.File;
 import java.net.URI;
@@ -43,6 +44,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * at most once, every applied key must replay its original answer (from Postgres too), and
  * every balance must equal the sum of its ledger entries.
  */
+@EnabledIf(value = "serverBinariesInstalled", disabledReason = "needs PostgreSQL's initdb and redis-server (bash .ci/services)")
 class CrashSafetyIT {
     private static final int KILL_ROUNDS = 20;
     private static final int FLUSH_ROUNDS = 4;
@@ -92,6 +94,10 @@ class CrashSafetyIT {
     private int retries;
     /** Requests whose first attempt got no final answer (cut by the crash, 503, or in progress). */
     private int interrupted;
+
+    static boolean serverBinariesInstalled() {
+        return PostgresServer.installed() && RedisServer.installed();
+    }
 
     @BeforeAll
     static void startDedicatedServersAndTheApplication() throws Exception {

@@ -79,6 +79,15 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
+    /** Whether a PostgreSQL server installation (initdb) is there to start one. */
+    public static boolean installed() {
+        try {
+            return Files.isExecutable(findBin().resolve("initdb"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     private static boolean isRoot() {
         return "root".equals(System.getProperty("user.name"));
     }

@@ -8,6 +8,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 import static dev.ledger.LedgerApi.balance;
 import static dev.ledger.LedgerApi.credit;
@@ -24,6 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 /** ledger.redis.fail-closed=true: without Redis, POSTs are refused with 503 and readiness is DOWN. */
 @QuarkusTest
+@EnabledIfEnvironmentVariable(named = "QUARKUS_DATASOURCE_REACTIVE_URL", matches = ".+",
+        disabledReason = "the failure lab proxies local servers (pom profile local-services); Dev Services run here")
 @TestProfile(FailureLabProfile.FailClosed.class)
 class FailClosedTest {
     @Inject

@@ -8,6 +8,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 import java.time.Duration;
 
@@ -27,6 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Postgres gone or slow: 503 within the bound, the key released, and exactly once after recovery. */
 @QuarkusTest
+@EnabledIfEnvironmentVariable(named = "QUARKUS_DATASOURCE_REACTIVE_URL", matches = ".+",
+        disabledReason = "the failure lab proxies local servers (pom profile local-services); Dev Services run here")
 @TestProfile(FailureLabProfile.class)
 class PostgresFailureTest {
     @Inject

@@ -11,6 +11,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 import java.net.URL;
 import java.time.Duration;
@@ -33,6 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Redis down, slow, flushed of its scripts or restarted: POSTs go on, at most once per key. */
 @QuarkusTest
+@EnabledIfEnvironmentVariable(named = "QUARKUS_DATASOURCE_REACTIVE_URL", matches = ".+",
+        disabledReason = "the failure lab proxies local servers (pom profile local-services); Dev Services run here")
 @TestProfile(FailureLabProfile.class)
 class RedisFailureTest {
     /** A POST's bound (about 2 s) plus slack for a noisy shared machine. */

@@ -25,6 +25,13 @@ public final class RedisServer implements AutoCloseable {
         start();
     }
 
+    /** Whether redis-server is on the PATH. */
+    public static boolean installed() {
+        String path = System.getenv().getOrDefault("PATH", "");
+        return java.util.Arrays.stream(path.split(File.pathSeparator))
+                .anyMatch(dir -> new File(dir, "redis-server").canExecute());
+    }
+
     public int port() {
         return port;
     }

@@ -1,0 +1,80 @@
+package dev.ledger.packaged;
+
+import dev.ledger.ApiClient;
+import dev.ledger.Storm;
+import dev.ledger.Storm.Answer;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
+import io.restassured.response.Response;
+import org.junit.jupiter.api.Test;
+
+import java.util.Collections;
+import java.util.List;
+
+import static dev.ledger.LedgerApi.transaction;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * A storm of identical requests, all sent at one moment (a start gate, no sleeps), against the
+ * packaged application: one is applied, every other one gets that answer or 409 with Retry-After.
+ */
+@QuarkusIntegrationTest
+@WithTestResource(value = PackagedAppConfig.class, scope = TestResourceScope.MATCHING_RESOURCES)
+class ConcurrencyStormIT {
+    static final int STORM = 30;
+    private static final ApiClient CLIENT = PackagedAppConfig.CLIENT;
+
+    @Test
+    void appliesAStormOfOneTransactionOnce() throws Exception {
+        String id = CLIENT.newAccount();
+        String key = ApiClient.newKey();
+        String body = transaction("CREDIT", 4242, 1);
+
+        List<Answer> answers = Storm.post(CLIENT, PackagedAppConfig.baseUrl(), "/accounts/" + id + "/transactions",
+                Collections.nCopies(STORM, new String[]{key, body}));
+
+        String original = assertOneOriginalAndTheRestReplaysOrInProgress(answers);
+        assertEquals(4242, CLIENT.balance(id));
+        assertEquals(1, CLIENT.entryCount(id));
+        // Once the storm is over, the key answers with the original from then on.
+        Response after = CLIENT.postTransaction(id, key, body);
+        assertEquals(original, after.asString());
+        assertEquals("true", after.header("Idempotent-Replayed"));
+    }
+
+    @Test
+    void opensOneAccountForAStormOfOneOpen() throws Exception {
+        String key = ApiClient.newKey();
+
+        List<Answer> answers = Storm.post(CLIENT, PackagedAppConfig.baseUrl(), "/accounts",
+                Collections.nCopies(STORM, new String[]{key, "{\"currency\":\"NOK\"}"}));
+
+        String original = assertOneOriginalAndTheRestReplaysOrInProgress(answers);
+        Response after = CLIENT.openAccount(key, "NOK");
+        assertEquals(original, after.asString(), "the one account opened is the one every replay names");
+    }
+
+    /** Answers the original's body. */
+    static String assertOneOriginalAndTheRestReplaysOrInProgress(List<Answer> answers) {
+        assertEquals(STORM, answers.size());
+        List<Answer> created = answers.stream().filter(a -> a.status() == 201).toList();
+        assertEquals(1, created.stream().filter(a -> a.replayed() == null).count(), "exactly one answer is the original");
+        for (Answer answer : answers) {
+            if (answer.status() == 201) {
+                assertEquals(created.get(0).body(), answer.body(), "every 201 is the same answer");
+                if (answer.replayed() != null) {
+                    assertEquals("true", answer.replayed());
+                }
+            } else if (answer.status() == 409) {
+                assertEquals("/problems/request-in-progress", answer.type());
+                assertTrue(Long.parseLong(answer.retryAfter()) >= 1, "Retry-After " + answer.retryAfter());
+            } else {
+                fail("unexpected answer " + answer);
+            }
+        }
+        return created.get(0).body();
+    }
+}
