@@ -60,7 +60,9 @@ class DeploymentFilesIT {
                 continue;
             }
             String name = prefix + "." + method.getName().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase();
-            if (method.getReturnType().isInterface() && method.getReturnType().getEnclosingClass() == LedgerConfig.class) {
+            // a group of settings: an interface nested (at any depth) in LedgerConfig
+            if (method.getReturnType().isInterface()
+                    && method.getReturnType().getName().startsWith(LedgerConfig.class.getName() + "$")) {
                 collect(name, method.getReturnType(), names);
             } else {
                 names.add(name.toUpperCase().replace('.', '_').replace('-', '_'));
@@ -86,7 +88,8 @@ class DeploymentFilesIT {
         }
         // nested groups and optional values were walked
         assertTrue(ledgerSettings().containsAll(List.of("LEDGER_API_KEYS", "LEDGER_AUTH_ENABLED",
-                "LEDGER_IDEMPOTENCY_PURGE_BATCH_SIZE", "LEDGER_REQUEST_MAX_BODY_BYTES")), ledgerSettings().toString());
+                "LEDGER_IDEMPOTENCY_PURGE_BATCH_SIZE", "LEDGER_REQUEST_MAX_BODY_BYTES", "LEDGER_REDIS_BREAKER_DELAY")),
+                ledgerSettings().toString());
         assertEquals(applicationSettings(), documented);
     }
 
