@@ -15,6 +15,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 /** Sends many POSTs (as the client {@link ApiClient#DEV} unless told) at the same moment (a start gate, no sleeps) and collects every answer. */
 public final class Storm {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -35,6 +39,29 @@ public final class Storm {
         public String type() {
             return json().path("type").asText();
         }
+    }
+
+    /**
+     * The promise of a storm of one key: exactly one original 201; every other answer is that 201
+     * replayed or 409 request-in-progress with a Retry-After. Answers the original's body.
+     */
+    public static String assertOneOriginalAndTheRestReplaysOrInProgress(List<Answer> answers) {
+        List<Answer> created = answers.stream().filter(a -> a.status() == 201).toList();
+        assertEquals(1, created.stream().filter(a -> a.replayed() == null).count(), "exactly one answer is the original");
+        for (Answer answer : answers) {
+            if (answer.status() == 201) {
+                assertEquals(created.get(0).body(), answer.body(), "every 201 is the same answer");
+                if (answer.replayed() != null) {
+                    assertEquals("true", answer.replayed());
+                }
+            } else if (answer.status() == 409) {
+                assertEquals("/problems/request-in-progress", answer.type());
+                assertTrue(Long.parseLong(answer.retryAfter()) >= 1, "Retry-After " + answer.retryAfter());
+            } else {
+                fail("unexpected answer " + answer);
+            }
+        }
+        return created.get(0).body();
     }
 
     /** POSTs each {key, body} to {@code path} at once and waits (bounded) for every answer. */

@@ -14,8 +14,6 @@ import java.util.List;
 
 import static dev.ledger.LedgerApi.transaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A storm of identical requests, all sent at one moment (a start gate, no sleeps), against the
@@ -60,21 +58,6 @@ class ConcurrencyStormIT {
     /** Answers the original's body. */
     static String assertOneOriginalAndTheRestReplaysOrInProgress(List<Answer> answers) {
         assertEquals(STORM, answers.size());
-        List<Answer> created = answers.stream().filter(a -> a.status() == 201).toList();
-        assertEquals(1, created.stream().filter(a -> a.replayed() == null).count(), "exactly one answer is the original");
-        for (Answer answer : answers) {
-            if (answer.status() == 201) {
-                assertEquals(created.get(0).body(), answer.body(), "every 201 is the same answer");
-                if (answer.replayed() != null) {
-                    assertEquals("true", answer.replayed());
-                }
-            } else if (answer.status() == 409) {
-                assertEquals("/problems/request-in-progress", answer.type());
-                assertTrue(Long.parseLong(answer.retryAfter()) >= 1, "Retry-After " + answer.retryAfter());
-            } else {
-                fail("unexpected answer " + answer);
-            }
-        }
-        return created.get(0).body();
+        return Storm.assertOneOriginalAndTheRestReplaysOrInProgress(answers);
     }
 }

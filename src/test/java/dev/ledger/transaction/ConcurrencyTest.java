@@ -43,22 +43,7 @@ class ConcurrencyTest {
 
         List<Answer> answers = storm("/accounts/" + account + "/transactions", requests);
 
-        List<Answer> created = answers.stream().filter(a -> a.status() == 201).toList();
-        long fresh = created.stream().filter(a -> a.replayed() == null).count();
-        assertEquals(1, fresh, "exactly one answer is the original");
-        for (Answer answer : answers) {
-            if (answer.status() == 201) {
-                assertEquals(created.get(0).body(), answer.body(), "every 201 is the same answer");
-                if (answer.replayed() != null) {
-                    assertEquals("true", answer.replayed());
-                }
-            } else if (answer.status() == 409) {
-                assertEquals("/problems/request-in-progress", answer.type());
-                assertTrue(Long.parseLong(answer.retryAfter()) >= 1);
-            } else {
-                fail("unexpected answer " + answer);
-            }
-        }
+        Storm.assertOneOriginalAndTheRestReplaysOrInProgress(answers);
         assertEquals(4242, balance(account));
         assertEquals(1, entryCount(account));
     }
