@@ -8,6 +8,7 @@ import dev.ledger.problem.ProblemType;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.jboss.logging.Logger;
 
 import java.time.OffsetDateTime;
@@ -46,8 +47,8 @@ public class IdempotentExecutor {
         return store.reserve(request, owner)
                 .onFailure().recoverWithUni(failure -> redisUnavailable(request, owner, failure))
                 .chain(reservation -> {
-                    if (reservation instanceof Reservation.Acquired) {
-                        return executeDurably(request, owner, operation);
+                    if (reservation instanceof Reservation.Acquired acquired) {
+                        return executeDurably(request, acquired.owner(), operation);
                     }
                     if (reservation instanceof Reservation.Completed completed) {
                         return Uni.createFrom().item(completed.response().toResponse(true));
@@ -59,17 +60,27 @@ public class IdempotentExecutor {
                 });
     }
 
-    /** Degrade to Postgres alone (the default), or fail closed with 503 when so configured. */
+    /**
+     * Degrade to Postgres alone (the default), or fail closed with 503 when so configured. A reserve
+     * that was sent may still land after its failure, so the request keeps its owner token and fences
+     * it later; one the open breaker refused was never sent, so the request holds nothing in Redis
+     * and makes no further Redis call (the breaker logs the outage once, see RedisScripts).
+     */
     private Uni<Reservation> redisUnavailable(IdempotentRequest request, String owner, Throwable failure) {
-        if (config.redis().failClosed()) {
-            LOG.warnf("Redis unavailable at reserve (%s); failing closed for key %s",
-                    failure.getClass().getSimpleName(), request.logLabel());
-            // a reserve that timed out may still land: free it (owner-checked) on the way out
-            return release(request, owner).replaceWith(Uni.createFrom().failure(unavailable("The idempotency store")));
+        boolean sent = !(failure instanceof CircuitBreakerOpenException);
+        String fenced = sent ? owner : null;
+        if (sent) {
+            LOG.warnf("Redis unavailable at reserve (%s); key %s goes to %s",
+                    failure.getClass().getSimpleName(), request.logLabel(),
+                    config.redis().failClosed() ? "a 503 (fail-closed)" : "Postgres directly");
+        } else {
+            LOG.debugf("Redis breaker open; key %s goes to %s", request.logLabel(),
+                    config.redis().failClosed() ? "a 503 (fail-closed)" : "Postgres directly");
         }
-        LOG.warnf("Redis unavailable at reserve (%s); key %s goes to Postgres directly",
-                failure.getClass().getSimpleName(), request.logLabel());
-        return Uni.createFrom().item(new Reservation.Acquired(owner));
+        if (config.redis().failClosed()) {
+            return release(request, fenced).replaceWith(Uni.createFrom().failure(unavailable("The idempotency store")));
+        }
+        return Uni.createFrom().item(new Reservation.Acquired(fenced));
     }
 
     private Uni<Response> executeDurably(IdempotentRequest request, String owner, DurableOperation operation) {
@@ -95,6 +106,9 @@ public class IdempotentExecutor {
     }
 
     private Uni<Void> complete(IdempotentRequest request, String owner, RecordedResponse answer) {
+        if (owner == null) {
+            return Uni.createFrom().voidItem();
+        }
         return store.complete(request, owner, request.fingerprint(), answer)
                 .onFailure().recoverWithItem(failure -> {
                     // The answer is committed in Postgres; a retry replays it from there.
@@ -105,6 +119,9 @@ public class IdempotentExecutor {
     }
 
     private Uni<Void> release(IdempotentRequest request, String owner) {
+        if (owner == null) {
+            return Uni.createFrom().voidItem();
+        }
         return store.release(request, owner)
                 .onFailure().recoverWithItem(failure -> {
                     // The lease expires by itself; until then a retry gets 409 request-in-progress.

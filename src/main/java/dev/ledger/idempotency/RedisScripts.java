@@ -2,11 +2,13 @@ package dev.ledger.idempotency;
 
 import dev.ledger.config.LedgerConfig;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.util.TypeLiteral;
+import org.jboss.logging.Logger;
 
 import java.time.temporal.ChronoUnit;
 
@@ -19,6 +21,7 @@ import java.time.temporal.ChronoUnit;
  */
 @ApplicationScoped
 public class RedisScripts {
+    private static final Logger LOG = Logger.getLogger(RedisScripts.class);
     private final ReactiveRedisDataSource redis;
     private final TypedGuard<Uni<Response>> guard;
 
@@ -32,6 +35,14 @@ public class RedisScripts {
                 .requestVolumeThreshold(settings.breaker().requestVolumeThreshold())
                 .failureRatio(settings.breaker().failureRatio())
                 .delay(settings.breaker().delay().toMillis(), ChronoUnit.MILLIS)
+                // one line per change of state, not one per request while Redis is away
+                .onStateChange(state -> {
+                    if (state == CircuitBreakerState.OPEN) {
+                        LOG.warn("Circuit breaker 'redis' open: POSTs skip Redis until it answers again");
+                    } else {
+                        LOG.infof("Circuit breaker 'redis' %s", state.name().toLowerCase().replace('_', '-'));
+                    }
+                })
                 .done()
                 .withThreadOffload(false)
                 .build();

@@ -5,7 +5,10 @@ import java.util.List;
 /** What the reserve script found for a key; see {@code redis/reserve.lua}. */
 public sealed interface Reservation {
 
-    /** The caller now owns the key for the lease; {@code owner} fences its later writes. */
+    /**
+     * The caller may execute: it owns the key for the lease and {@code owner} fences its later
+     * writes; or, with {@code owner} null, Redis was not reached and holds nothing of this request.
+     */
     record Acquired(String owner) implements Reservation {
     }
 
