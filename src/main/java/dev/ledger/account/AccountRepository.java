@@ -9,6 +9,7 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.ledger.database.DatabaseGuard;
+import org.hibernate.reactive.mutiny.Mutiny;
 
 import java.util.UUID;
 
@@ -19,15 +20,26 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
 
     private final Pool pool;
     private final DatabaseGuard guard;
+    private final Mutiny.SessionFactory sessions;
 
-    public AccountRepository(Pool pool, DatabaseGuard guard) {
+    public AccountRepository(Pool pool, DatabaseGuard guard, Mutiny.SessionFactory sessions) {
         this.pool = pool;
         this.guard = guard;
+        this.sessions = sessions;
     }
 
     /** The account if it exists and belongs to {@code owner}, else null. */
     public Uni<Account> findOwned(UUID id, String owner) {
         return find("id = ?1 and owner = ?2", id, owner).firstResult();
+    }
+
+    /**
+     * The same as {@link #findOwned} for a request that reads nothing else: a stateless session,
+     * which keeps no persistence context (no snapshot, no flush, no events) for the one row.
+     */
+    public Uni<Account> readOwned(UUID id, String owner) {
+        return sessions.withStatelessSession(session -> session.get(Account.class, id))
+                .map(account -> account != null && account.owner.equals(owner) ? account : null);
     }
 
     /** Opens the account under the idempotency record, or returns what the record already holds. */

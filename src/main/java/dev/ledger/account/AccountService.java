@@ -8,7 +8,6 @@ import dev.ledger.idempotency.RequestFingerprint;
 import dev.ledger.idempotency.ResponseRecorder;
 import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemType;
-import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -42,9 +41,8 @@ public class AccountService {
         return recorder.created(view, "/accounts/" + id);
     }
 
-    @WithSession
     public Uni<AccountView> find(UUID id, String owner) {
-        return guard.bounded(() -> accounts.findOwned(id, owner))
+        return guard.bounded(() -> accounts.readOwned(id, owner))
                 .onItem().ifNull().failWith(AccountService::notFound)
                 .map(AccountView::of);
     }
