@@ -7,8 +7,10 @@
 # BENCH_ACCOUNTS (1000), BENCH_REPLAY_KEYS (2000), BENCH_PORT (8099),
 # BENCH_SCENARIOS ("new-payments replays inflight reads"), BENCH_LIMITS (1; 0 skips the limits),
 # BENCH_JAVA_OPTS (JVM options of the service; default below; empty for the JVM's defaults).
+# BENCH_AOT (1; 0 skips the start-time figure with the AOT cache of bench/aot-cache.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 CONNECTIONS=${BENCH_CONNECTIONS:-"16 64"}
 DURATION=${BENCH_DURATION:-15s}
@@ -43,28 +45,18 @@ bash .ci/services >/dev/null
 [ -f target/quarkus-app/quarkus-run.jar ] || ./mvnw -q -B package -DskipTests
 
 psql() { command psql -h 127.0.0.1 -U postgres -v ON_ERROR_STOP=1 -qtA "$@"; }
-psql -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB"
-redis-cli -n $REDIS_DB FLUSHDB >/dev/null
+fresh_stores
 
 # --- the service ----------------------------------------------------------------------------
 API_KEY="bench-ledger-key-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-API_HASH=$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)
+API_KEYS="bench:$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)"
 export LEDGER_BENCH_API_KEY="$API_KEY"
 start_ns=$(date +%s%N)
-QUARKUS_HTTP_PORT=$PORT \
-QUARKUS_DATASOURCE_REACTIVE_URL=postgresql://127.0.0.1:5432/$DB \
-QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:5432/$DB \
-QUARKUS_DATASOURCE_USERNAME=postgres \
-QUARKUS_REDIS_HOSTS=redis://127.0.0.1:6379/$REDIS_DB \
-LEDGER_API_KEYS="bench:$API_HASH" \
-  java ${BENCH_JAVA_OPTS:-} -jar target/quarkus-app/quarkus-run.jar > "$OUT/app.log" 2>&1 &
+# shellcheck disable=SC2086
+launch java target/quarkus-app/quarkus-run.jar "$PORT" "$OUT/app.log" ${BENCH_JAVA_OPTS:-}
 APP=$!
 trap 'kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-  [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/q/health/ready")" = "200" ] && break
-  kill -0 $APP 2>/dev/null || { echo "the service exited; see $OUT/app.log" >&2; exit 1; }
-  sleep 0.05
-done
+wait_ready $APP "$PORT" "$OUT/app.log"
 ready_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
 
 post() { # key path body
@@ -121,7 +113,36 @@ for c in $CONNECTIONS; do
 done
 rss_mb=$(awk '/VmRSS/ { printf "%d", $2 / 1024 }' "/proc/$APP/status")
 blocked=$(grep -c 'has been blocked' "$OUT/app.log" || true)
-SERVICE="Start to ready: ${ready_ms} ms. RSS after the runs: ${rss_mb} MB. Vert.x blocked-thread warnings: ${blocked}. JVM options: ${BENCH_JAVA_OPTS:-none}."
+kill $APP; wait $APP 2>/dev/null || true
+
+# --- start to ready, the schema already migrated: three starts each ----------------------------------
+# start_ready JAVA JAR [JVM options...]: the median of three starts, in ms
+start_ready() {
+  local java=$1 jar=$2; shift 2
+  local times=()
+  for _ in 1 2 3; do
+    local t0; t0=$(date +%s%N)
+    launch "$java" "$jar" $(( PORT + 1 )) "$OUT/start.log" "$@"
+    local pid=$!
+    wait_ready $pid $(( PORT + 1 )) "$OUT/start.log" || { kill $pid 2>/dev/null; return 1; }
+    times+=($(( ($(date +%s%N) - t0) / 1000000 )))
+    kill $pid; wait $pid 2>/dev/null || true
+  done
+  printf '%s\n' "${times[@]}" | sort -n | sed -n 2p
+}
+# shellcheck disable=SC2086
+start_jar=$(start_ready java target/quarkus-app/quarkus-run.jar ${BENCH_JAVA_OPTS:-})
+START="Start to ready (median of 3, schema migrated): ${start_jar} ms with $(java -version 2>&1 | head -1) and the fast-jar."
+# JDK 25+ with the AOT cache (bench/aot-cache.sh), where such a JDK is installed; BENCH_AOT=0 skips it
+if [ "${BENCH_AOT:-1}" = "1" ] && AOT_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" bash bench/aot-cache.sh > "$OUT/aot-cache.txt" 2>&1; then
+  aot_java=$(sed -nE 's/^java: (.*)/\1/p' "$OUT/aot-cache.txt")
+  # shellcheck disable=SC2086
+  start_aot=$(start_ready "$aot_java" target/aot/quarkus-run.jar ${BENCH_JAVA_OPTS:-} -XX:AOTCache=target/aot/app.aot -Xlog:aot=off)
+  START="$START ${start_aot} ms with $("$aot_java" -version 2>&1 | head -1), the aot-jar and its AOT cache (bench/aot-cache.sh)."
+else
+  START="$START (No AOT-cache figure: see $OUT/aot-cache.txt.)"
+fi
+SERVICE="First start to ready (migrating an empty database): ${ready_ms} ms. $START RSS after the runs: ${rss_mb} MB. Vert.x blocked-thread warnings: ${blocked}. JVM options: ${BENCH_JAVA_OPTS:-none}."
 echo "$SERVICE"
 
 # --- this machine's limits for the same work --------------------------------------------------------
