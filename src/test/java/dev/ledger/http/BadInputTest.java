@@ -5,16 +5,19 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.function.UnaryOperator;
 
 import static dev.ledger.LedgerApi.balance;
 import static dev.ledger.LedgerApi.credit;
@@ -41,6 +44,10 @@ class BadInputTest {
 
     /** Sends a bad body with a fresh key and checks the whole promise; answers the problem. */
     private Response rejects(int status, String slug, ContentType type, byte[] body) {
+        return rejects(status, slug, type, request -> body == null ? request : request.body(body));
+    }
+
+    private Response rejects(int status, String slug, ContentType type, UnaryOperator<RequestSpecification> withBody) {
         String account = newAccount();
         credit(account, 500, 1);
         String key = newKey();
@@ -48,9 +55,7 @@ class BadInputTest {
         if (type != null) {
             request = request.contentType(type);
         }
-        if (body != null) {
-            request = request.body(body);
-        }
+        request = withBody.apply(request);
         Response response = request.when().post("/accounts/" + account + "/transactions").andReturn();
         assertEquals(status, response.statusCode(), response.asString());
         assertTrue(response.contentType().startsWith("application/problem+json"), response.contentType());
@@ -162,6 +167,42 @@ class BadInputTest {
     void bodyOverTheLimit() {
         String big = "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"" + "x".repeat(70_000) + "\"}";
         rejects(413, "payload-too-large", ContentType.JSON, big.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void bodyOverTheHttpLimitIsAProblemToo() {
+        // 1.5 MiB declared: refused before it reaches the resource (DeclaredBodyLimit), where the HTTP
+        // layer's own limit (quarkus.http.limits.max-body-size=1M) would answer an empty 413; the
+        // body is read and dropped, so the connection stays open
+        String huge = "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"" + "x".repeat(3 << 19) + "\"}";
+        Response response = rejects(413, "payload-too-large", ContentType.JSON, huge.getBytes(StandardCharsets.UTF_8));
+        assertNull(response.header("Connection"));
+    }
+
+    @Test
+    void aHugeDeclaredBodyIsRefusedUnreadAndTheConnectionClosed() throws Exception {
+        String account = newAccount();
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("POST /accounts/" + account + "/transactions HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Authorization: " + ApiClient.DEV.authorization() + "\r\nIdempotency-Key: " + newKey()
+                    + "\r\nContent-Type: application/json\r\nContent-Length: 10737418240\r\n\r\n{\"type\":")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8); // to the close
+            assertTrue(answer.startsWith("HTTP/1.1 413 "), answer);
+            assertTrue(answer.toLowerCase(java.util.Locale.ROOT).contains("connection: close"), answer);
+            assertTrue(answer.contains("\"type\":\"/problems/payload-too-large\""), answer);
+        }
+        assertEquals(0, balance(account));
+    }
+
+    @Test
+    void chunkedBodyOverTheLimit() {
+        // no Content-Length: the body is counted as it is read, and the resource answers the problem
+        String big = "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"" + "x".repeat(70_000) + "\"}";
+        Response response = rejects(413, "payload-too-large", ContentType.JSON,
+                request -> request.body(new ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8))));
+        assertTrue(response.<String>path("detail").contains("65536"), response.asString());
     }
 
     @Test
