@@ -13,6 +13,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
@@ -64,7 +65,7 @@ public class AccountResource {
     @APIResponse(responseCode = "503", description = UNAVAILABLE, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT,
             schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 512, pattern = KEY_PATTERN))
-    public Uni<Response> open(HttpServerRequest http, UriInfo uri, byte[] body) {
+    public Uni<Response> open(@Context HttpServerRequest http, @Context UriInfo uri, byte[] body) {
         return posts.handle(http.headers().getAll(KEY), uri.getPath(), body, OpenAccountRequest.MEMBERS, OpenAccountRequest::from,
                 request -> record -> service.open(record, request));
     }

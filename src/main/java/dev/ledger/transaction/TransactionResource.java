@@ -15,6 +15,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
@@ -75,7 +76,7 @@ public class TransactionResource {
     @APIResponse(responseCode = "503", description = UNAVAILABLE, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT,
             schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 512, pattern = KEY_PATTERN))
-    public Uni<Response> post(@RestPath String id, HttpServerRequest http, UriInfo uri, byte[] body) {
+    public Uni<Response> post(@RestPath String id, @Context HttpServerRequest http, @Context UriInfo uri, byte[] body) {
         // An id that is not a UUID names no account: the outcome is a recorded 404 like any unknown id.
         UUID accountId = PathIds.parse(id).orElse(null);
         return posts.handle(http.headers().getAll(KEY), uri.getPath(), body, PostTransactionRequest.MEMBERS, PostTransactionRequest::from,
@@ -95,7 +96,7 @@ public class TransactionResource {
             schema = @Schema(type = SchemaType.INTEGER, format = "int64", minimum = "0"))
     @Parameter(name = "limit", in = ParameterIn.QUERY, description = "Page size, 1-500 (default 50)",
             schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "500"))
-    public Uni<TransactionPage> list(@RestPath String id, HttpServerRequest http) {
+    public Uni<TransactionPage> list(@RestPath String id, @Context HttpServerRequest http) {
         // Raw parameters: an empty value (limit=) is an invalid value, not an absent one.
         long afterValue = QueryParams.integer("after", http.getParam("after"), 0, 0, Long.MAX_VALUE);
         int limitValue = (int) QueryParams.integer("limit", http.getParam("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT);

@@ -12,6 +12,8 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,6 +46,12 @@ class OperatingSurfaceTest {
         assertTrue(api.getString("paths.'/accounts/{id}/transactions'.post.responses.'409'.description").contains("stale-sequence"));
         assertTrue(api.getString("paths.'/accounts/{id}/transactions'.post.responses.'422'.description").contains("insufficient-funds"));
         assertNotNull(api.get("components.schemas.PostTransactionRequest.properties.amount"));
+        // GETs take no body, and no framework type (the Vert.x request the resource reads) is described
+        assertNull(api.get("paths.'/accounts/{id}/transactions'.get.requestBody"));
+        assertNull(api.get("paths.'/accounts/{id}'.get.requestBody"));
+        Map<String, Object> schemas = api.getMap("components.schemas");
+        assertFalse(schemas.keySet().stream().anyMatch(name -> name.contains("HttpServer") || name.contains("UriInfo")),
+                schemas.keySet().toString());
     }
 
     @Test
@@ -77,5 +85,15 @@ class OperatingSurfaceTest {
         // the HTTP server timer exists once a request was served, whatever ran before this test
         dev.ledger.ApiClient.DEV.given().when().get("/accounts/" + java.util.UUID.randomUUID()).then().statusCode(404);
         given().when().get("/q/metrics").then().statusCode(200).body(containsString("http_server_requests"));
+    }
+
+    @Test
+    void madeUpMethodsAddNoMetricSeries() {
+        String method = "QWE" + Long.toHexString(System.nanoTime()).toUpperCase(java.util.Locale.ROOT);
+        int status = given().when().request(method, "/accounts").statusCode();
+        assertTrue(status >= 400 && status < 500, "answered " + status);
+        String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertFalse(metrics.contains(method), "the made-up method is in /q/metrics");
+        assertTrue(metrics.contains("method=\"OTHER\""), "no OTHER series");
     }
 }
