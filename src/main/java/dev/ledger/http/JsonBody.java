@@ -3,8 +3,10 @@ package dev.ledger.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemType;
@@ -51,7 +53,7 @@ public final class JsonBody {
         try {
             tree = STRICT.readTree(body);
         } catch (JsonProcessingException e) {
-            throw invalid("The request body is not valid UTF-8 JSON: " + e.getOriginalMessage());
+            throw invalid(malformed(e));
         } catch (IOException e) {
             throw invalid("The request body could not be read");
         }
@@ -65,6 +67,31 @@ public final class JsonBody {
             }
         }
         return new JsonBody(tree);
+    }
+
+    /**
+     * What is wrong with a body the parser refused, in the contract's words: the parser's own
+     * message names its classes and features ({@code DeserializationFeature...}), which API.md keeps
+     * from clients.
+     */
+    static String malformed(JsonProcessingException e) {
+        String where = e.getLocation() == null || e.getLocation().getLineNr() < 1 ? ""
+                : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
+        String what;
+        if (e instanceof StreamConstraintsException) {
+            what = "nests deeper than " + MAX_DEPTH + " levels or has a number of more than 100 digits";
+        } else if (e instanceof MismatchedInputException && e.getOriginalMessage().startsWith("Trailing token")) {
+            what = "has content after its JSON object";
+        } else if (e instanceof MismatchedInputException) {
+            what = "ends before its JSON value does";
+        } else if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field")) {
+            what = "names a member twice";
+        } else if (e.getOriginalMessage() != null && e.getOriginalMessage().contains("UTF")) {
+            what = "is not valid UTF-8";
+        } else {
+            what = "is not valid JSON (RFC 8259: no comments, NaN, single quotes or trailing commas)";
+        }
+        return "The request body " + what + where;
     }
 
     public JsonNode tree() {

@@ -61,7 +61,7 @@ class BadInputTest {
         assertTrue(response.contentType().startsWith("application/problem+json"), response.contentType());
         assertEquals("/problems/" + slug, response.path("type"));
         assertEquals(status, (int) response.path("status"));
-        assertFalse(response.asString().matches("(?s).*(Exception|at [a-z]+\\.|SQL|org\\.|io\\.|java\\.).*"),
+        assertFalse(response.asString().matches("(?s).*(Exception|at [a-z]+\\.|SQL|org\\.|io\\.|java\\.|com\\.|`|Feature|Constraints).*"),
                 "internals leaked: " + response.asString());
         // nothing changed
         assertEquals(500, balance(account));
@@ -80,7 +80,8 @@ class BadInputTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"{", "{\"type\":\"CREDIT\",}", "nul", "{\"type\":\"CREDIT\" \"amount\":1}", "[]", "\"x\"", "42",
-            "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2} {}", "{'type':'CREDIT'}"})
+            "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2} {}", "{'type':'CREDIT'}",
+            "{\"type\":\"CREDIT\",\"amount\":NaN,\"sequence\":2}", "{\"type\":\"CREDIT\", /* c */ \"amount\":1,\"sequence\":2}"})
     void malformedJson(String body) {
         rejects(body);
     }
@@ -155,7 +156,14 @@ class BadInputTest {
 
     @Test
     void deeplyNestedJson() {
-        rejects("{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":" + "[".repeat(5000) + "]".repeat(5000) + "}");
+        Response response = rejects("{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":" + "[".repeat(5000) + "]".repeat(5000) + "}");
+        assertTrue(response.<String>path("detail").contains("nests deeper than 32 levels"), response.asString());
+    }
+
+    @Test
+    void contentAfterTheObjectIsNamedInPlainWords() {
+        Response response = rejects("{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2}\n{}");
+        assertEquals("The request body has content after its JSON object (line 2, column 1)", response.path("detail"));
     }
 
     @Test
