@@ -78,7 +78,7 @@ public class IdempotentExecutor {
                     config.redis().failClosed() ? "a 503 (fail-closed)" : "Postgres directly");
         }
         if (config.redis().failClosed()) {
-            return release(request, fenced).replaceWith(Uni.createFrom().failure(unavailable("The idempotency store")));
+            return release(request, fenced).replaceWith(Uni.createFrom().failure(unavailable("The idempotency store is unavailable; nothing was applied. Retry with the same Idempotency-Key")));
         }
         return Uni.createFrom().item(new Reservation.Acquired(fenced));
     }
@@ -93,7 +93,10 @@ public class IdempotentExecutor {
                 .onFailure().call(failure -> release(request, owner))
                 .onFailure(DependencyFailures::isUnavailable).transform(failure -> {
                     LOG.warnf("Postgres unavailable for key %s: %s", request.logLabel(), failure.toString());
-                    return unavailable("The ledger database");
+                    // A statement that timed out may still commit: say so, never "nothing was applied".
+                    return unavailable("The ledger database did not confirm this request in time; it may or may not "
+                            + "have been applied. Retry with the same Idempotency-Key: it is applied at most once, and "
+                            + "the retry answers with its outcome");
                 })
                 .chain(outcome -> {
                     if (!outcome.fingerprint().equals(request.fingerprint())) {
@@ -143,10 +146,7 @@ public class IdempotentExecutor {
                 "This Idempotency-Key was already used for a different request (method, path or body)");
     }
 
-    private static ProblemException unavailable(String what) {
-        return new ProblemException(
-                new Problem(ProblemType.SERVICE_UNAVAILABLE,
-                        what + " is unavailable; nothing was applied, retry with the same Idempotency-Key"),
-                Map.of("Retry-After", "1"));
+    private static ProblemException unavailable(String detail) {
+        return new ProblemException(new Problem(ProblemType.SERVICE_UNAVAILABLE, detail), Map.of("Retry-After", "1"));
     }
 }

@@ -22,6 +22,7 @@ import static dev.ledger.LedgerApi.transaction;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -86,6 +87,9 @@ class PostgresFailureTest {
         long millis = (System.nanoTime() - start) / 1_000_000;
         assertUnavailable(slow);
         assertTrue(millis < RedisFailureTest.BOUND_MILLIS, "took " + millis + " ms");
+        // it may commit late (below), so the answer must not say nothing was applied
+        assertTrue(slow.<String>path("detail").contains("may or may not have been applied"), slow.asString());
+        assertFalse(slow.<String>path("detail").contains("nothing was applied"), slow.asString());
 
         // The statement still reaches Postgres late and commits: the retry must replay it, not apply again.
         FailureLab.postgresProxy().heal();
