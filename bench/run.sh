@@ -7,7 +7,8 @@
 # BENCH_ACCOUNTS (1000), BENCH_REPLAY_KEYS (2000), BENCH_PORT (8099),
 # BENCH_SCENARIOS ("new-payments replays inflight reads"), BENCH_LIMITS (1; 0 skips the limits),
 # BENCH_JAVA_OPTS (JVM options of the service; default below; empty for the JVM's defaults).
-# BENCH_AOT (1; 0 skips the start-time figure with the AOT cache of bench/aot-cache.sh).
+# BENCH_AOT (1; 0 skips the start-time figure with the AOT cache of bench/aot-cache.sh),
+# BENCH_STARTS (1; 0 skips the start-to-ready figures altogether).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -130,6 +131,8 @@ start_ready() {
   done
   printf '%s\n' "${times[@]}" | sort -n | sed -n 2p
 }
+START="(Start-to-ready figures skipped: BENCH_STARTS=0.)"
+if [ "${BENCH_STARTS:-1}" = "1" ]; then
 # shellcheck disable=SC2086
 start_jar=$(start_ready java target/quarkus-app/quarkus-run.jar ${BENCH_JAVA_OPTS:-})
 START="Start to ready (median of 3, schema migrated): ${start_jar} ms with $(java -version 2>&1 | head -1) and the fast-jar."
@@ -141,6 +144,7 @@ if [ "${BENCH_AOT:-1}" = "1" ] && AOT_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" bash benc
   START="$START ${start_aot} ms with $("$aot_java" -version 2>&1 | head -1), the aot-jar and its AOT cache (bench/aot-cache.sh)."
 else
   START="$START (No AOT-cache figure: see $OUT/aot-cache.txt.)"
+fi
 fi
 SERVICE="First start to ready (migrating an empty database): ${ready_ms} ms. $START RSS after the runs: ${rss_mb} MB. Vert.x blocked-thread warnings: ${blocked}. JVM options: ${BENCH_JAVA_OPTS:-none}."
 echo "$SERVICE"
@@ -166,7 +170,7 @@ field() { sed -E "s/.*$2=([^ ]+).*/\1/" <<< "${RESULT[$1]}"; }
   echo "| scenario | conns | req/s | p50 ms | p99 ms | expected answers | CPU ms/req | limit (req/s) | ratio |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   for c in $CONNECTIONS; do
-    for s in new-payments replays inflight reads; do
+    for s in $SCENARIOS; do
       case $s in
         new-payments) limit=${LIMIT[pay-$c]}; what="pgbench payment" ;;
         replays) limit=${LIMIT[evalsha-$c]}; what="EVALSHA reserve" ;;
