@@ -2,6 +2,8 @@ package dev.ledger.http;
 
 import dev.ledger.config.LedgerConfig;
 import io.quarkus.security.identity.SecurityIdentity;
+import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -25,9 +27,24 @@ public class Caller {
         if (!authEnabled) {
             return DEFAULT_CLIENT;
         }
+        return nameOf(identity);
+    }
+
+    /**
+     * The same for a Vert.x route, which runs outside the CDI request context: the identity the
+     * HTTP permission check resolved and left on the routing context.
+     */
+    public String clientId(RoutingContext context) {
+        if (!authEnabled) {
+            return DEFAULT_CLIENT;
+        }
+        return nameOf(context.user() instanceof QuarkusHttpUser user ? user.getSecurityIdentity() : null);
+    }
+
+    private static String nameOf(SecurityIdentity identity) {
         // The HTTP permission refuses anonymous requests before any resource runs; reaching this
         // without an identity is a configuration bug, and acting as some client would leak data.
-        if (identity.isAnonymous()) {
+        if (identity == null || identity.isAnonymous()) {
             throw new IllegalStateException("An unauthenticated request reached a resource");
         }
         return identity.getPrincipal().getName();

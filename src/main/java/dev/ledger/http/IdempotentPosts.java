@@ -5,42 +5,118 @@ import dev.ledger.idempotency.DurableOperation;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentExecutor;
 import dev.ledger.idempotency.IdempotentRequest;
-import io.smallrye.mutiny.Uni;
+import dev.ledger.problem.Problem;
+import dev.ledger.problem.ProblemException;
+import dev.ledger.problem.ProblemMapper;
+import dev.ledger.problem.ProblemType;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.ws.rs.core.Response;
+import jakarta.enterprise.event.Observes;
+import jakarta.ws.rs.core.MediaType;
 
 import java.util.List;
-
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
- * What every POST does before its business step, in the order API.md implies: the
- * {@code Idempotency-Key} header, then the body (both 400s, nothing reserved), then the
- * idempotent execution of the business step.
+ * What every POST does, in the order API.md implies (authentication is decided before, by the
+ * HTTP layer): 415 unless the body is declared {@code application/json}, the
+ * {@code Idempotency-Key} header, then the body (size, strict JSON and the endpoint's own rules) —
+ * 400s and 413, nothing reserved — and then the idempotent execution of the
+ * business step ({@link IdempotentExecutor}), whose answer is sent as it was recorded.
+ *
+ * <p>The POSTs are Vert.x routes ({@code @Route}), not JAX-RS resources: on a replay, the most
+ * frequent retry, Quarkus REST's resource machinery cost about a quarter of the service's CPU
+ * (README, Performance); and the answers are recorded bytes, which need no entity writer.
  */
 @ApplicationScoped
 public class IdempotentPosts {
     private final IdempotentExecutor executor;
     private final Caller caller;
-    private final LedgerConfig config;
+    private final int maxBodyBytes;
 
     public IdempotentPosts(IdempotentExecutor executor, Caller caller, LedgerConfig config) {
         this.executor = executor;
         this.caller = caller;
-        this.config = config;
+        this.maxBodyBytes = config.request().maxBodyBytes();
     }
 
     /**
-     * @param members the body's allowed members
-     * @param parse   reads the validated request from the body (throws 400 problems)
-     * @param step    the business step for the parsed request
+     * Other methods on the POST paths answer 405 with {@code Allow}, as JAX-RS does for its own
+     * paths: {@code /accounts} has no JAX-RS method left to tell it is a path, and the transactions
+     * path would list only its GETs.
      */
-    public <T> Uni<Response> handle(List<String> keyHeader, String path, byte[] body, List<String> members,
-                                    Function<JsonBody, T> parse, Function<T, DurableOperation> step) {
-        IdempotencyKey key = IdempotencyKey.parse(keyHeader);
-        JsonBody json = JsonBody.parse(body, config.request().maxBodyBytes(), members);
-        T request = parse.apply(json);
-        IdempotentRequest idempotent = IdempotentRequest.of(caller.clientId(), key, "POST", path, json.tree());
-        return executor.execute(idempotent, step.apply(request));
+    void methodsNotAllowed(@Observes Router router) {
+        allow(router, "/accounts", Set.of(HttpMethod.POST));
+        allow(router, "/accounts/:id/transactions", Set.of(HttpMethod.POST, HttpMethod.GET, HttpMethod.HEAD));
+    }
+
+    private static void allow(Router router, String path, Set<HttpMethod> allowed) {
+        String header = allowed.stream().map(HttpMethod::name).sorted().collect(Collectors.joining(", "));
+        router.route(path).handler(context -> {
+            if (allowed.contains(context.request().method())) {
+                context.next();
+            } else {
+                ProblemMapper.send(context.response(), new Problem(ProblemType.METHOD_NOT_ALLOWED,
+                        "This method is not allowed on this path"), Map.of("Allow", header));
+            }
+        });
+    }
+
+    /** A POST endpoint's body: its allowed members, and how to read the validated request (throws 400 problems). */
+    public record Body<T>(List<String> members, Function<JsonBody, T> parse) {
+    }
+
+    /** Handles the POST on {@code context} with the business {@code step} for its validated body. */
+    public <T> void handle(RoutingContext context, Body<T> spec, Function<T, DurableOperation> step) {
+        try {
+            HttpServerRequest http = context.request();
+            requireJson(http.getHeader(HttpHeaders.CONTENT_TYPE));
+            IdempotencyKey key = IdempotencyKey.parse(http.headers().getAll(IdempotencyKey.HEADER));
+            // read by the body handler reactive routes put ahead of every @Route (at most
+            // quarkus.http.limits.max-body-size; DeclaredBodyLimit refused a declared oversize earlier)
+            Buffer bytes = context.body().buffer();
+            JsonBody json = JsonBody.parse(bytes == null ? null : bytes.getBytes(), maxBodyBytes, spec.members());
+            T body = spec.parse().apply(json);
+            IdempotentRequest request = IdempotentRequest.of(caller.clientId(context), key, "POST",
+                    context.normalizedPath(), json.tree());
+            executor.execute(request, step.apply(body)).subscribe().with(
+                    answer -> answer.response().send(context.response(), answer.replayed()),
+                    failure -> fail(context, failure));
+        } catch (RuntimeException e) {
+            fail(context, e);
+        }
+    }
+
+    /**
+     * A POST body must be declared {@code application/json}, in UTF-8 when a charset is named; a
+     * missing, other or malformed {@code Content-Type} is 415.
+     */
+    static void requireJson(String contentType) {
+        MediaType type;
+        try {
+            type = contentType == null ? null : MediaType.valueOf(contentType);
+        } catch (IllegalArgumentException malformed) {
+            type = null;
+        }
+        String charset = type == null ? null : type.getParameters().get(MediaType.CHARSET_PARAMETER);
+        if (type == null || !type.isCompatible(MediaType.APPLICATION_JSON_TYPE) || type.isWildcardType()
+                || type.isWildcardSubtype() || (charset != null && !charset.equalsIgnoreCase("utf-8"))) {
+            throw new ProblemException(new Problem(ProblemType.UNSUPPORTED_MEDIA_TYPE,
+                    "Request bodies must be application/json (UTF-8)"));
+        }
+    }
+
+    private static void fail(RoutingContext context, Throwable failure) {
+        if (!context.response().ended()) {
+            ProblemMapper.send(context.response(), ProblemMapper.failure(failure));
+        }
     }
 }

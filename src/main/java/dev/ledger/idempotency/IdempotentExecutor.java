@@ -7,7 +7,6 @@ import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemType;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.jboss.logging.Logger;
 
@@ -40,7 +39,11 @@ public class IdempotentExecutor {
         this.config = config;
     }
 
-    public Uni<Response> execute(IdempotentRequest request, DurableOperation operation) {
+    /** The answer to send: fresh, or replayed (from Redis, or from Postgres when Redis forgot the key). */
+    public record Answer(RecordedResponse response, boolean replayed) {
+    }
+
+    public Uni<Answer> execute(IdempotentRequest request, DurableOperation operation) {
         // The token exists before the call, so that a reservation which lands after its call timed
         // out is still ours: fenced out by complete/release, never left blocking the key.
         String owner = IdempotencyStore.newOwner();
@@ -51,7 +54,7 @@ public class IdempotentExecutor {
                         return executeDurably(request, acquired.owner(), operation);
                     }
                     if (reservation instanceof Reservation.Completed completed) {
-                        return Uni.createFrom().item(completed.response().toResponse(true));
+                        return Uni.createFrom().item(new Answer(completed.response(), true));
                     }
                     if (reservation instanceof Reservation.InProgress inProgress) {
                         return Uni.createFrom().failure(inProgress(inProgress));
@@ -83,7 +86,7 @@ public class IdempotentExecutor {
         return Uni.createFrom().item(new Reservation.Acquired(fenced));
     }
 
-    private Uni<Response> executeDurably(IdempotentRequest request, String owner, DurableOperation operation) {
+    private Uni<Answer> executeDurably(IdempotentRequest request, String owner, DurableOperation operation) {
         OffsetDateTime expiresAt = OffsetDateTime.now(ZoneOffset.UTC).plus(config.idempotency().retention());
         DurableRecord record = new DurableRecord(request.client(), request.keyHash(),
                 request.fingerprint().bytes(), expiresAt);
@@ -104,7 +107,7 @@ public class IdempotentExecutor {
                         return release(request, owner).replaceWith(Uni.createFrom().failure(keyReused()));
                     }
                     RecordedResponse answer = outcome.answer().get();
-                    return complete(request, owner, answer).replaceWith(answer.toResponse(outcome.replayed()));
+                    return complete(request, owner, answer).replaceWith(new Answer(answer, outcome.replayed()));
                 });
     }
 

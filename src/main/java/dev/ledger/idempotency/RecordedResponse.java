@@ -1,6 +1,8 @@
 package dev.ledger.idempotency;
 
-import jakarta.ws.rs.core.Response;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
 
 import java.util.Arrays;
 
@@ -11,17 +13,16 @@ import java.util.Arrays;
 public record RecordedResponse(int status, String contentType, String location, byte[] body) {
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
-    public Response toResponse(boolean replayed) {
-        Response.ResponseBuilder builder = Response.status(status)
-                .header("Content-Type", contentType)
-                .entity(body);
+    /** Sends this answer on the HTTP response, marked {@code Idempotent-Replayed: true} when {@code replayed}. */
+    public void send(HttpServerResponse response, boolean replayed) {
+        response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, contentType);
         if (location != null && !location.isEmpty()) {
-            builder.header("Location", location);
+            response.putHeader(HttpHeaders.LOCATION, location);
         }
         if (replayed) {
-            builder.header(REPLAYED_HEADER, "true");
+            response.putHeader(REPLAYED_HEADER, "true");
         }
-        return builder.build();
+        response.end(Buffer.buffer(body));
     }
 
     @Override

@@ -69,14 +69,27 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public Response unexpected(Throwable e) {
+        ProblemException problem = failure(e);
+        return respond(problem.problem(), problem.headers());
+    }
+
+    /**
+     * Any failure as the problem it answers: a {@link ProblemException} as it is, an unavailable
+     * dependency as 503 {@code service-unavailable}, anything else (a bug) as 500
+     * {@code internal-error}, logged with an incident id that the detail repeats.
+     */
+    public static ProblemException failure(Throwable e) {
+        if (e instanceof ProblemException problem) {
+            return problem;
+        }
         if (DependencyFailures.isUnavailable(e)) {
             LOG.warnf("Dependency unavailable: %s", e.toString());
-            return respond(new Problem(ProblemType.SERVICE_UNAVAILABLE,
+            return new ProblemException(new Problem(ProblemType.SERVICE_UNAVAILABLE,
                     "A dependency is unavailable or timed out; retry shortly"), Map.of("Retry-After", "1"));
         }
         String incident = UUID.randomUUID().toString();
         LOG.errorf(e, "Unexpected failure, incident %s", incident);
-        return respond(new Problem(ProblemType.INTERNAL_ERROR, "Unexpected failure; incident " + incident), Map.of());
+        return new ProblemException(ProblemType.INTERNAL_ERROR, "Unexpected failure; incident " + incident);
     }
 
     public static Response respond(Problem problem, Map<String, String> headers) {
@@ -92,6 +105,10 @@ public class ProblemMapper {
      * {@link #respond}: for answers given in the HTTP layer, before a request reaches a resource
      * (the 401 of {@code dev.ledger.security.ApiKeyAuthenticationMechanism}).
      */
+    public static void send(HttpServerResponse response, ProblemException failure) {
+        send(response, failure.problem(), failure.headers());
+    }
+
     public static void send(HttpServerResponse response, Problem problem, Map<String, String> headers) {
         response.setStatusCode(problem.getStatus());
         headers.forEach(response::putHeader);

@@ -17,6 +17,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.UUID;
 import java.util.function.UnaryOperator;
 
 import static dev.ledger.LedgerApi.balance;
@@ -278,6 +279,10 @@ class BadInputTest {
     @Test
     void unknownPathsAndMethodsAreProblems() {
         given().when().get("/nowhere").then().statusCode(404).contentType("application/problem+json");
-        given().when().delete("/accounts").then().statusCode(405).contentType("application/problem+json");
+        given().when().delete("/accounts").then().statusCode(405).contentType("application/problem+json")
+                .header("Allow", "POST");
+        given().when().get("/accounts").then().statusCode(405).header("Allow", "POST");
+        given().when().put("/accounts/" + UUID.randomUUID() + "/transactions").then().statusCode(405)
+                .contentType("application/problem+json").header("Allow", "GET, HEAD, POST");
     }
 }

@@ -88,6 +88,21 @@ class OperatingSurfaceTest {
     }
 
     @Test
+    void postMetricsNameTheirPathTemplatesNotIds() {
+        String account = dev.ledger.LedgerApi.newAccount();
+        String key = dev.ledger.LedgerApi.newKey();
+        String body = dev.ledger.LedgerApi.transaction("CREDIT", 5, 1);
+        dev.ledger.LedgerApi.postTransaction(account, key, body).then().statusCode(201);
+        // the replay and the 4xx are answered by the POST route itself, before any JAX-RS resource
+        dev.ledger.LedgerApi.postTransaction(account, key, body).then().statusCode(201).header("Idempotent-Replayed", "true");
+        dev.ledger.LedgerApi.postTransaction(account, key, dev.ledger.LedgerApi.transaction("CREDIT", 6, 1)).then().statusCode(422);
+        String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertFalse(metrics.contains(account), "an account id is in /q/metrics");
+        assertTrue(metrics.matches("(?s).*http_server_requests_seconds_count\\{method=\"POST\",outcome=\"SUCCESS\",status=\"201\",uri=\"/accounts/\\{id}/transactions\"}.*"), metrics);
+        assertTrue(metrics.contains("status=\"422\",uri=\"/accounts/{id}/transactions\""), "no templated 422 series");
+    }
+
+    @Test
     void madeUpMethodsAddNoMetricSeries() {
         String method = "QWE" + Long.toHexString(System.nanoTime()).toUpperCase(java.util.Locale.ROOT);
         int status = given().when().request(method, "/accounts").statusCode();
