@@ -5,7 +5,6 @@ import io.smallrye.mutiny.groups.UniOnTimeout;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.impl.ContextInternal;
-import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -17,20 +16,20 @@ import java.util.function.Supplier;
  * CPU per replay in the profiles (README, Performance). A Netty event loop is a scheduled executor
  * whose timers cost no wake-up when set and cancelled from the loop itself.
  *
- * <p>The failure is Fault Tolerance's {@link TimeoutException}, as before: the Redis circuit
- * breaker counts it and the problem mapper answers 503.
+ * <p>The failure is a {@link DependencyTimeoutException}: the Redis circuit breaker counts it and
+ * the problem mapper answers 503.
  */
 public final class Deadline {
     private Deadline() {
     }
 
-    /** The call, subscribed lazily, failing with {@link TimeoutException} after {@code bound}. */
+    /** The call, subscribed lazily, failing with {@link DependencyTimeoutException} after {@code bound}. */
     public static <T> Uni<T> within(Duration bound, String what, Supplier<? extends Uni<? extends T>> call) {
         UniOnTimeout<T> timeout = Uni.createFrom().<T>deferred(call::get).ifNoItem().after(bound);
         Context context = Vertx.currentContext();
         if (context instanceof ContextInternal internal) {
             timeout = timeout.on(internal.nettyEventLoop());
         } // else (a thread with no Vert.x context: a test, a plain executor): Mutiny's default scheduler
-        return timeout.failWith(() -> new TimeoutException(what + " gave no answer within " + bound.toMillis() + " ms"));
+        return timeout.failWith(() -> new DependencyTimeoutException(what + " gave no answer within " + bound.toMillis() + " ms"));
     }
 }

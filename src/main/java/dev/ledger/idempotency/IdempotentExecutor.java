@@ -5,9 +5,9 @@ import dev.ledger.problem.DependencyFailures;
 import dev.ledger.problem.Problem;
 import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemType;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.jboss.logging.Logger;
 
 import java.time.OffsetDateTime;
@@ -70,7 +70,7 @@ public class IdempotentExecutor {
      * and makes no further Redis call (the breaker logs the outage once, see RedisScripts).
      */
     private Uni<Reservation> redisUnavailable(IdempotentRequest request, String owner, Throwable failure) {
-        boolean sent = !(failure instanceof CircuitBreakerOpenException);
+        boolean sent = !(failure instanceof CallNotPermittedException);
         String fenced = sent ? owner : null;
         if (sent) {
             LOG.warnf("Redis unavailable at reserve (%s); key %s goes to %s",

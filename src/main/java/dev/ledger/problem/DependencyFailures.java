@@ -24,8 +24,8 @@ public final class DependencyFailures {
             }
             if (t instanceof IOException || t instanceof TimeoutException
                     || t instanceof io.vertx.sqlclient.ClosedConnectionException
-                    || t instanceof org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException
-                    || t instanceof org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException
+                    || t instanceof dev.ledger.dependency.DependencyTimeoutException
+                    || t instanceof io.github.resilience4j.circuitbreaker.CallNotPermittedException
                     || t instanceof io.vertx.core.VertxException
                     || t instanceof io.vertx.core.impl.NoStackTraceThrowable) {
                 return true;

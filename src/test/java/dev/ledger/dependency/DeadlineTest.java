@@ -3,7 +3,6 @@ package dev.ledger.dependency;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,7 +49,7 @@ class DeadlineTest {
     void failsACallThatNeverAnswersOnTheCallersEventLoop() throws Exception {
         Seen seen = onEventLoop(Duration.ofMillis(50), Uni.createFrom().nothing());
 
-        TimeoutException timeout = assertInstanceOf(TimeoutException.class, seen.failure());
+        DependencyTimeoutException timeout = assertInstanceOf(DependencyTimeoutException.class, seen.failure());
         assertTrue(timeout.getMessage().contains("Test gave no answer within 50 ms"), timeout.getMessage());
         assertEquals(seen.loop(), seen.thread(), "the timeout fires on the caller's own event loop");
     }
@@ -81,6 +80,6 @@ class DeadlineTest {
         Uni<String> bounded = Deadline.within(Duration.ofMillis(50), "Test", () -> Uni.createFrom().nothing());
 
         Throwable failure = bounded.onItemOrFailure().transform((item, f) -> f).await().atMost(Duration.ofSeconds(5));
-        assertInstanceOf(TimeoutException.class, failure);
+        assertInstanceOf(DependencyTimeoutException.class, failure);
     }
 }

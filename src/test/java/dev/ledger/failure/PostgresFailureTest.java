@@ -3,7 +3,7 @@ package dev.ledger.failure;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import dev.ledger.idempotency.RedisScripts;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,13 +34,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestProfile(FailureLabProfile.class)
 class PostgresFailureTest {
     @Inject
-    CircuitBreakerMaintenance breakers;
+    RedisScripts scripts;
 
     @BeforeEach
     @AfterEach
     void healthyDependencies() {
         FailureLab.healAll();
-        breakers.resetAll();
+        scripts.breaker().reset();
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                 .until(() -> given().when().get("/q/health/ready").statusCode() == 200);
     }

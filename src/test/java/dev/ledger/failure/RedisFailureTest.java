@@ -6,8 +6,8 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
-import io.smallrye.faulttolerance.api.CircuitBreakerState;
+import dev.ledger.idempotency.RedisScripts;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,7 +43,7 @@ class RedisFailureTest {
     static final long BOUND_MILLIS = 3_500;
 
     @Inject
-    CircuitBreakerMaintenance breakers;
+    RedisScripts scripts;
 
     @Inject
     RedisDataSource redis;
@@ -55,7 +55,7 @@ class RedisFailureTest {
     @AfterEach
     void healthyDependencies() {
         FailureLab.healAll();
-        breakers.resetAll();
+        scripts.breaker().reset();
         // the lab's own Redis: keys left by earlier tests must not pass for this test's work
         redis.flushall();
     }
@@ -128,7 +128,7 @@ class RedisFailureTest {
             String probe = newKey();
             postTransaction(account, probe, transaction("CREDIT", 1, ++sequence[0]));
             // a probe went through Redis and the breaker closed behind it
-            return redisKeys() > 0 && breakers.currentState("redis") == CircuitBreakerState.CLOSED;
+            return redisKeys() > 0 && scripts.breaker().getState() == CircuitBreaker.State.CLOSED;
         });
         Response first = postTransaction(account, key, transaction("CREDIT", 5, 1_000));
         assertEquals(201, first.statusCode());
