@@ -46,7 +46,7 @@ public class IdempotentExecutor {
     public Uni<Answer> execute(IdempotentRequest request, DurableOperation operation) {
         // The token exists before the call, so that a reservation which lands after its call timed
         // out is still ours: fenced out by complete/release, never left blocking the key.
-        String owner = IdempotencyStore.newOwner();
+        String owner = store.newOwner();
         return store.reserve(request, owner)
                 .onFailure().recoverWithUni(failure -> redisUnavailable(request, owner, failure))
                 .chain(reservation -> {

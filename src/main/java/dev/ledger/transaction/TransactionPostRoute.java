@@ -62,7 +62,8 @@ public class TransactionPostRoute {
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "503", description = UNAVAILABLE, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT,
-            schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 512, pattern = KEY_PATTERN))    @Parameter(name = "id", in = ParameterIn.PATH, required = true, description = "The account's id (a UUID)",
+            schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 512, pattern = KEY_PATTERN))
+    @Parameter(name = "id", in = ParameterIn.PATH, required = true, description = "The account's id (a UUID)",
             schema = @Schema(type = SchemaType.STRING, format = "uuid"))
     void post(RoutingContext context) {
         // An id that is not a UUID names no account: the outcome is a recorded 404 like any unknown id.

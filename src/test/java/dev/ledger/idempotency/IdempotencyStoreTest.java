@@ -8,6 +8,8 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -91,5 +93,16 @@ class IdempotencyStoreTest {
         assertFalse(store.release(request, "B").await().atMost(WAIT));
         assertTrue(store.release(request, "A").await().atMost(WAIT));
         assertInstanceOf(Reservation.Acquired.class, reserve(request, "B"));
+    }
+
+    @Test
+    void ownerTokensAreNeverRepeated() {
+        Set<String> owners = new HashSet<>();
+        for (int i = 0; i < 10_000; i++) {
+            assertTrue(owners.add(store.newOwner()));
+        }
+        // the process's random part: another process's tokens differ even where the counters meet
+        String first = owners.iterator().next();
+        assertTrue(first.matches("[0-9a-f-]{36}:[0-9a-f]+"), first);
     }
 }
