@@ -11,19 +11,13 @@ import dev.ledger.problem.ProblemMapper;
 import dev.ledger.problem.ProblemType;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import jakarta.ws.rs.core.MediaType;
 
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * What every POST does, in the order API.md implies (authentication is decided before, by the
@@ -46,28 +40,6 @@ public class IdempotentPosts {
         this.executor = executor;
         this.caller = caller;
         this.maxBodyBytes = config.request().maxBodyBytes();
-    }
-
-    /**
-     * Other methods on the POST paths answer 405 with {@code Allow}, as JAX-RS does for its own
-     * paths: {@code /accounts} has no JAX-RS method left to tell it is a path, and the transactions
-     * path would list only its GETs.
-     */
-    void methodsNotAllowed(@Observes Router router) {
-        allow(router, "/accounts", Set.of(HttpMethod.POST));
-        allow(router, "/accounts/:id/transactions", Set.of(HttpMethod.POST, HttpMethod.GET, HttpMethod.HEAD));
-    }
-
-    private static void allow(Router router, String path, Set<HttpMethod> allowed) {
-        String header = allowed.stream().map(HttpMethod::name).sorted().collect(Collectors.joining(", "));
-        router.route(path).handler(context -> {
-            if (allowed.contains(context.request().method())) {
-                context.next();
-            } else {
-                ProblemMapper.send(context.response(), new Problem(ProblemType.METHOD_NOT_ALLOWED,
-                        "This method is not allowed on this path"), Map.of("Allow", header));
-            }
-        });
     }
 
     /** A POST endpoint's body: its allowed members, and how to read the validated request (throws 400 problems). */

@@ -284,5 +284,10 @@ class BadInputTest {
         given().when().get("/accounts").then().statusCode(405).header("Allow", "POST");
         given().when().put("/accounts/" + UUID.randomUUID() + "/transactions").then().statusCode(405)
                 .contentType("application/problem+json").header("Allow", "GET, HEAD, POST");
+        // paths that only read: Quarkus REST alone would answer these without Allow
+        given().when().post("/accounts/" + UUID.randomUUID()).then().statusCode(405)
+                .contentType("application/problem+json").header("Allow", "GET, HEAD");
+        given().when().delete("/accounts/" + UUID.randomUUID() + "/transactions/" + UUID.randomUUID()).then()
+                .statusCode(405).contentType("application/problem+json").header("Allow", "GET, HEAD");
     }
 }
