@@ -86,31 +86,56 @@ seeded=$(xargs -P 16 -d '\n' -I{} bash -c 'read -r k a b <<< "$1"; printf "%s\n"
 
 # --- the scenarios ------------------------------------------------------------------------------
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$APP/stat"; }
+# the whole machine's busy time (user, nice, system, irq, softirq), in the same clock ticks: the
+# service, wrk, Redis, PostgreSQL and the kernel's loopback TCP together
+machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
 TICK_MS=$(( 1000 / $(getconf CLK_TCK) ))
 RUN=$(date +%s)
 declare -A RESULT
+# wrk_run PHASE DURATION CONNS LUA ARGS...: one wrk run; the Lua script prints its BENCH line when measuring
+wrk_run() {
+  local phase=$1 duration=$2 conns=$3 lua=$4; shift 4
+  # sequences start from the clock in microseconds: above everything any earlier run sent
+  BENCH_SEQ_BASE=$(( $(date +%s%N) / 1000 )) BENCH_PHASE=$phase wrk -t$THREADS -c"$conns" -d"$duration" -s "bench/$lua" "$BASE" -- "$@"
+}
 scenario() { # name conns lua args...
   local name=$1 conns=$2 lua=$3; shift 3
-  # sequences start from the clock in microseconds: above everything any earlier run sent
-  BENCH_SEQ_BASE=$(( $(date +%s%N) / 1000 )) BENCH_PHASE=warmup wrk -t$THREADS -c"$conns" -d"$WARMUP" -s "bench/$lua" "$BASE" -- "$@" > /dev/null
+  wrk_run warmup "$WARMUP" "$conns" "$lua" "$@" > /dev/null
   local before; before=$(cpu_ticks)
-  BENCH_SEQ_BASE=$(( $(date +%s%N) / 1000 )) BENCH_PHASE=measure wrk -t$THREADS -c"$conns" -d"$DURATION" -s "bench/$lua" "$BASE" -- "$@" > "$OUT/$name-$conns.txt"
+  local machine_before; machine_before=$(machine_ticks)
+  wrk_run measure "$DURATION" "$conns" "$lua" "$@" > "$OUT/$name-$conns.txt"
   local after; after=$(cpu_ticks)
+  local machine_after; machine_after=$(machine_ticks)
   local line; line=$(grep '^BENCH' "$OUT/$name-$conns.txt")
   local requests; requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<< "$line")
   local cpu_ms; cpu_ms=$(awk -v t=$(( (after - before) * TICK_MS )) -v r="$requests" 'BEGIN { printf "%.3f", (r > 0 ? t / r : 0) }')
-  RESULT[$name-$conns]="$line cpu_ms_per_req=$cpu_ms"
-  echo "$name @$conns: $line cpu_ms_per_req=$cpu_ms"
+  local machine_ms; machine_ms=$(awk -v t=$(( (machine_after - machine_before) * TICK_MS )) -v r="$requests" 'BEGIN { printf "%.3f", (r > 0 ? t / r : 0) }')
+  RESULT[$name-$conns]="$line cpu_ms_per_req=$cpu_ms machine_cpu_ms_per_req=$machine_ms"
+  echo "$name @$conns: ${RESULT[$name-$conns]}"
 }
+# run_scenario NAME CONNS [warm-up-only]: the scenario with its Lua script and arguments
+run_scenario() {
+  local s=$1 c=$2 args
+  # the run id in every fresh key: the warm-up round's keys differ from the measured runs'
+  local run="$RUN-$c${3:+-jit}"
+  case $s in
+    new-payments) args=(new-payments.lua "$run" "$THREADS" "$OUT/accounts.txt") ;;
+    replays) args=(replays.lua "$OUT/replays.txt") ;;
+    inflight) args=(inflight.lua "$run" "$THREADS" "$(( c / THREADS ))" "$OUT/accounts.txt") ;;
+    reads) args=(reads.lua "$OUT/accounts.txt") ;;
+    *) echo "unknown scenario $s" >&2; exit 1 ;;
+  esac
+  if [ "${3:-}" = warm-up-only ]; then
+    wrk_run warmup "$WARMUP" "$c" "${args[@]}" > /dev/null
+  else
+    scenario "$s" "$c" "${args[@]}"
+  fi
+}
+# One round of every scenario first, so that the JIT has compiled every path before the first
+# measurement (without it the first scenario measured a JVM still compiling: twice its CPU per request).
+for s in $SCENARIOS; do run_scenario "$s" "${CONNECTIONS%% *}" warm-up-only; done
 for c in $CONNECTIONS; do
-  for s in $SCENARIOS; do
-    case $s in
-      new-payments) scenario new-payments "$c" new-payments.lua "$RUN-$c" "$THREADS" "$OUT/accounts.txt" ;;
-      replays) scenario replays "$c" replays.lua "$OUT/replays.txt" ;;
-      inflight) scenario inflight "$c" inflight.lua "$RUN-$c" "$THREADS" "$(( c / THREADS ))" "$OUT/accounts.txt" ;;
-      reads) scenario reads "$c" reads.lua "$OUT/accounts.txt" ;;
-    esac
-  done
+  for s in $SCENARIOS; do run_scenario "$s" "$c"; done
 done
 rss_mb=$(awk '/VmRSS/ { printf "%d", $2 / 1024 }' "/proc/$APP/status")
 blocked=$(grep -c 'has been blocked' "$OUT/app.log" || true)
@@ -153,37 +178,64 @@ echo "$SERVICE"
 [ "${BENCH_LIMITS:-1}" = "1" ] || exit 0
 psql -d $DB -f bench/pgbench-schema.sql >/dev/null
 SHA=$(redis-cli -n $REDIS_DB SCRIPT LOAD "$(cat src/main/resources/redis/reserve.lua)")
-declare -A LIMIT
-for c in $CONNECTIONS; do
-  LIMIT[pay-$c]=$(PGHOST=127.0.0.1 PGUSER=postgres pgbench -n -M prepared -c "$c" -j $THREADS -T "${DURATION%s}" \
-    -D naccounts=1000 -f bench/pgbench-payment.sql $DB 2>/dev/null | awk '/^tps/ { printf "%.0f", $3 }')
-  LIMIT[read-$c]=$(PGHOST=127.0.0.1 PGUSER=postgres pgbench -n -M prepared -c "$c" -j $THREADS -T "${DURATION%s}" \
-    -D naccounts=1000 -f bench/pgbench-read.sql $DB 2>/dev/null | awk '/^tps/ { printf "%.0f", $3 }')
-  LIMIT[evalsha-$c]=$(redis-benchmark -n 300000 -c "$c" --threads $THREADS --dbnum $REDIS_DB -r 1000000 -q \
+declare -A LIMIT LIMIT_CPU
+# limit KEY COMMAND...: runs the command, which prints its rate (operations/s), into LIMIT[KEY], and
+# the machine's CPU time per operation meanwhile into LIMIT_CPU[KEY]
+limit() {
+  local key=$1; shift
+  local t0 m0 rate; t0=$(date +%s%N); m0=$(machine_ticks)
+  rate=$("$@")
+  LIMIT[$key]=$rate
+  LIMIT_CPU[$key]=$(awk -v t=$(( ($(machine_ticks) - m0) * TICK_MS )) -v ns=$(( $(date +%s%N) - t0 )) -v r="$rate" \
+    'BEGIN { printf "%.3f", (r > 0 ? t / (r * ns / 1e9) : 0) }')
+}
+pgbench_rate() { # script conns
+  PGHOST=127.0.0.1 PGUSER=postgres pgbench -n -M prepared -c "$2" -j $THREADS -T "${DURATION%s}" \
+    -D naccounts=1000 -f "$1" $DB 2>/dev/null | awk '/^tps/ { printf "%.0f", $3 }'
+}
+evalsha_rate() { # conns
+  redis-benchmark -n 300000 -c "$1" --threads $THREADS --dbnum $REDIS_DB -r 1000000 -q \
     EVALSHA "$SHA" 1 "bench:__rand_int__" fp owner 30000 | tr '\r' '\n' \
-    | grep -oE '[0-9.]+ requests per second' | tail -1 | awk '{ printf "%.0f", $1 }')
+    | grep -oE '[0-9.]+ requests per second' | tail -1 | awk '{ printf "%.0f", $1 }'
+}
+for c in $CONNECTIONS; do
+  limit pay-$c pgbench_rate bench/pgbench-payment.sql "$c"
+  limit own-pay-$c pgbench_rate bench/pgbench-service-payment.sql "$c"
+  limit read-$c pgbench_rate bench/pgbench-read.sql "$c"
+  limit evalsha-$c evalsha_rate "$c"
 done
 
 # --- the table ------------------------------------------------------------------------------------
 field() { sed -E "s/.*$2=([^ ]+).*/\1/" <<< "${RESULT[$1]}"; }
 {
-  echo "| scenario | conns | req/s | p50 ms | p99 ms | expected answers | CPU ms/req | limit (req/s) | ratio |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| scenario | conns | req/s | p50 ms | p99 ms | expected answers | CPU ms/req | machine CPU ms/req | limit (req/s) | ratio |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   for c in $CONNECTIONS; do
     for s in $SCENARIOS; do
       case $s in
-        new-payments) limit=${LIMIT[pay-$c]}; what="pgbench payment" ;;
-        replays) limit=${LIMIT[evalsha-$c]}; what="EVALSHA reserve" ;;
-        reads) limit=${LIMIT[read-$c]}; what="pgbench read" ;;
+        new-payments) limit=${LIMIT[pay-$c]}; what="pgbench payment, ${LIMIT_CPU[pay-$c]} machine ms" ;;
+        replays) limit=${LIMIT[evalsha-$c]}; what="EVALSHA reserve, ${LIMIT_CPU[evalsha-$c]} machine ms" ;;
+        reads) limit=${LIMIT[read-$c]}; what="pgbench read, ${LIMIT_CPU[read-$c]} machine ms" ;;
         *) limit=""; what="" ;;
       esac
       rps=$(field "$s-$c" rps)
       ratio=$([ -n "$limit" ] && awk -v a="$rps" -v b="$limit" 'BEGIN { printf "%.2f", a / b }' || echo "-")
-      printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s |\n" "$s" "$c" "$rps" "$(field "$s-$c" p50_ms)" \
-        "$(field "$s-$c" p99_ms)" "$(field "$s-$c" expected_share)" "$(field "$s-$c" cpu_ms_per_req)" \
+      printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s |\n" "$s" "$c" "$rps" "$(field "$s-$c" p50_ms)" \
+        "$(field "$s-$c" p99_ms)" "$(field "$s-$c" expected_share)" "$(field "$s-$c" " cpu_ms_per_req")" \
+        "$(field "$s-$c" machine_cpu_ms_per_req)" \
         "${limit:--}${what:+ ($what)}" "$ratio"
     done
   done
+  echo
+  own=()
+  for c in $CONNECTIONS; do
+    share=""
+    if [[ " $SCENARIOS " == *" new-payments "* ]]; then
+      share=$(awk -v a="$(field "new-payments-$c" rps)" -v b="${LIMIT[own-pay-$c]}" 'BEGIN { if (b > 0) printf ", new payments %.2f of it", a / b }')
+    fi
+    own+=("at $c connections ${LIMIT[own-pay-$c]}/s (${LIMIT_CPU[own-pay-$c]} machine ms)$share")
+  done
+  echo "pgbench of the service's own payment statement (bench/pgbench-service-payment.sql, one call of ledger_post_transaction): $(IFS=';'; echo "${own[*]}" | sed 's/;/; /g')."
   echo
   echo "$SERVICE"
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo), $(java -version 2>&1 | head -1)."
