@@ -90,6 +90,8 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$APP/stat"; }
 # service, wrk, Redis, PostgreSQL and the kernel's loopback TCP together
 machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
 TICK_MS=$(( 1000 / $(getconf CLK_TCK) ))
+# ms_per TICKS COUNT: CPU milliseconds per operation
+ms_per() { awk -v t=$(( $1 * TICK_MS )) -v n="$2" 'BEGIN { printf "%.3f", (n > 0 ? t / n : 0) }'; }
 RUN=$(date +%s)
 declare -A RESULT
 # wrk_run PHASE DURATION CONNS LUA ARGS...: one wrk run; the Lua script prints its BENCH line when measuring
@@ -108,9 +110,8 @@ scenario() { # name conns lua args...
   local machine_after; machine_after=$(machine_ticks)
   local line; line=$(grep '^BENCH' "$OUT/$name-$conns.txt")
   local requests; requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<< "$line")
-  local cpu_ms; cpu_ms=$(awk -v t=$(( (after - before) * TICK_MS )) -v r="$requests" 'BEGIN { printf "%.3f", (r > 0 ? t / r : 0) }')
-  local machine_ms; machine_ms=$(awk -v t=$(( (machine_after - machine_before) * TICK_MS )) -v r="$requests" 'BEGIN { printf "%.3f", (r > 0 ? t / r : 0) }')
-  RESULT[$name-$conns]="$line cpu_ms_per_req=$cpu_ms machine_cpu_ms_per_req=$machine_ms"
+  RESULT[$name-$conns]="$line cpu_ms_per_req=$(ms_per $(( after - before )) "$requests")"
+  RESULT[$name-$conns]+=" machine_cpu_ms_per_req=$(ms_per $(( machine_after - machine_before )) "$requests")"
   echo "$name @$conns: ${RESULT[$name-$conns]}"
 }
 # run_scenario NAME CONNS [warm-up-only]: the scenario with its Lua script and arguments
@@ -186,8 +187,8 @@ limit() {
   local t0 m0 rate; t0=$(date +%s%N); m0=$(machine_ticks)
   rate=$("$@")
   LIMIT[$key]=$rate
-  LIMIT_CPU[$key]=$(awk -v t=$(( ($(machine_ticks) - m0) * TICK_MS )) -v ns=$(( $(date +%s%N) - t0 )) -v r="$rate" \
-    'BEGIN { printf "%.3f", (r > 0 ? t / (r * ns / 1e9) : 0) }')
+  local ops; ops=$(awk -v r="$rate" -v ns=$(( $(date +%s%N) - t0 )) 'BEGIN { print r * ns / 1e9 }')
+  LIMIT_CPU[$key]=$(ms_per $(( $(machine_ticks) - m0 )) "$ops")
 }
 pgbench_rate() { # script conns
   PGHOST=127.0.0.1 PGUSER=postgres pgbench -n -M prepared -c "$2" -j $THREADS -T "${DURATION%s}" \
@@ -206,7 +207,8 @@ for c in $CONNECTIONS; do
 done
 
 # --- the table ------------------------------------------------------------------------------------
-field() { sed -E "s/.*$2=([^ ]+).*/\1/" <<< "${RESULT[$1]}"; }
+# field SCENARIO-CONNS KEY: the value of KEY=value in the scenario's result (whole keys only)
+field() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "${RESULT[$1]}"; }
 {
   echo "| scenario | conns | req/s | p50 ms | p99 ms | expected answers | CPU ms/req | machine CPU ms/req | limit (req/s) | ratio |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -221,7 +223,7 @@ field() { sed -E "s/.*$2=([^ ]+).*/\1/" <<< "${RESULT[$1]}"; }
       rps=$(field "$s-$c" rps)
       ratio=$([ -n "$limit" ] && awk -v a="$rps" -v b="$limit" 'BEGIN { printf "%.2f", a / b }' || echo "-")
       printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s |\n" "$s" "$c" "$rps" "$(field "$s-$c" p50_ms)" \
-        "$(field "$s-$c" p99_ms)" "$(field "$s-$c" expected_share)" "$(field "$s-$c" " cpu_ms_per_req")" \
+        "$(field "$s-$c" p99_ms)" "$(field "$s-$c" expected_share)" "$(field "$s-$c" cpu_ms_per_req)" \
         "$(field "$s-$c" machine_cpu_ms_per_req)" \
         "${limit:--}${what:+ ($what)}" "$ratio"
     done

@@ -1,8 +1,6 @@
 package dev.ledger.http;
 
-import dev.ledger.problem.Problem;
 import dev.ledger.problem.ProblemMapper;
-import dev.ledger.problem.ProblemType;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -37,8 +35,7 @@ public class AllowedMethods {
             if (allowed.contains(context.request().method())) {
                 context.next();
             } else {
-                ProblemMapper.send(context.response(), new Problem(ProblemType.METHOD_NOT_ALLOWED,
-                        "This method is not allowed on this path"), Map.of("Allow", header));
+                ProblemMapper.send(context.response(), ProblemMapper.methodNotAllowed(), Map.of("Allow", header));
             }
         });
     }

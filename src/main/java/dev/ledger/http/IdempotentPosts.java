@@ -5,10 +5,8 @@ import dev.ledger.idempotency.DurableOperation;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentExecutor;
 import dev.ledger.idempotency.IdempotentRequest;
-import dev.ledger.problem.Problem;
 import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemMapper;
-import dev.ledger.problem.ProblemType;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
@@ -81,8 +79,7 @@ public class IdempotentPosts {
         String charset = type == null ? null : type.getParameters().get(MediaType.CHARSET_PARAMETER);
         if (type == null || !type.isCompatible(MediaType.APPLICATION_JSON_TYPE) || type.isWildcardType()
                 || type.isWildcardSubtype() || (charset != null && !charset.equalsIgnoreCase("utf-8"))) {
-            throw new ProblemException(new Problem(ProblemType.UNSUPPORTED_MEDIA_TYPE,
-                    "Request bodies must be application/json (UTF-8)"));
+            throw new ProblemException(ProblemMapper.unsupportedMediaType());
         }
     }
 

@@ -48,10 +48,10 @@ public class ProblemMapper {
         if (e instanceof NotFoundException) {
             problem = new Problem(ProblemType.NOT_FOUND, "No resource at this path");
         } else if (e instanceof NotAllowedException) {
-            problem = new Problem(ProblemType.METHOD_NOT_ALLOWED, "This method is not allowed on this path");
+            // not reached on the API's paths: dev.ledger.http.AllowedMethods answers first, with Allow
+            problem = methodNotAllowed();
         } else if (e instanceof NotSupportedException || status == 415) {
-            problem = new Problem(ProblemType.UNSUPPORTED_MEDIA_TYPE,
-                    "Request bodies must be application/json (UTF-8)");
+            problem = unsupportedMediaType();
         } else if (e instanceof NotAcceptableException) {
             problem = new Problem(ProblemType.NOT_ACCEPTABLE, "Responses are application/json");
         } else if (status == 413) {
@@ -61,10 +61,17 @@ public class ProblemMapper {
         } else {
             return unexpected(e);
         }
-        Map<String, String> headers = e instanceof NotAllowedException && e.getResponse().getHeaderString("Allow") != null
-                ? Map.of("Allow", e.getResponse().getHeaderString("Allow"))
-                : Map.of();
-        return respond(problem, headers);
+        return respond(problem, Map.of());
+    }
+
+    /** 405: the same answer from the HTTP layer ({@code AllowedMethods}) and from Quarkus REST. */
+    public static Problem methodNotAllowed() {
+        return new Problem(ProblemType.METHOD_NOT_ALLOWED, "This method is not allowed on this path");
+    }
+
+    /** 415: the same answer from the POST routes ({@code IdempotentPosts}) and from Quarkus REST. */
+    public static Problem unsupportedMediaType() {
+        return new Problem(ProblemType.UNSUPPORTED_MEDIA_TYPE, "Request bodies must be application/json (UTF-8)");
     }
 
     @ServerExceptionMapper
@@ -100,15 +107,17 @@ public class ProblemMapper {
         return builder.build();
     }
 
-    /**
-     * Sends a problem straight on the HTTP response, with the same body and headers as
-     * {@link #respond}: for answers given in the HTTP layer, before a request reaches a resource
-     * (the 401 of {@code dev.ledger.security.ApiKeyAuthenticationMechanism}).
-     */
+    /** {@link #send(HttpServerResponse, Problem, Map)} of a failure's problem and headers. */
     public static void send(HttpServerResponse response, ProblemException failure) {
         send(response, failure.problem(), failure.headers());
     }
 
+    /**
+     * Sends a problem straight on the HTTP response, with the same body and headers as
+     * {@link #respond}: for answers given outside Quarkus REST (the POST routes, the 405 of
+     * {@code dev.ledger.http.AllowedMethods}, the 401 of
+     * {@code dev.ledger.security.ApiKeyAuthenticationMechanism}).
+     */
     public static void send(HttpServerResponse response, Problem problem, Map<String, String> headers) {
         response.setStatusCode(problem.getStatus());
         headers.forEach(response::putHeader);
