@@ -50,26 +50,7 @@ APP=$!
 trap 'kill $APP 2>/dev/null || true' EXIT
 wait_ready $APP "$PORT" "$APPDIR/training.log"
 
-# Every kind of answer, so that the classes behind each are in the cache.
-auth="Authorization: Bearer $KEY"; json="Content-Type: application/json"
-call() { curl -s -o /dev/null "$@" || true; }
-for i in $(seq 1 "$ROUNDS"); do
-  account=$(curl -s -X POST "$BASE/accounts" -H "$auth" -H "$json" -H "Idempotency-Key: open-$i" -d '{"currency":"EUR"}' \
-    | sed -E 's/.*"id":"([^"]+)".*/\1/')
-  path="$BASE/accounts/$account/transactions"
-  call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: pay-$i" -d '{"type":"CREDIT","amount":500,"sequence":1}'
-  call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: pay-$i" -d '{"type":"CREDIT","amount":500,"sequence":1}'
-  call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: pay-$i" -d '{"type":"CREDIT","amount":501,"sequence":1}'
-  call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: debit-$i" -d '{"type":"DEBIT","amount":9999,"sequence":2}'
-  call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: stale-$i" -d '{"type":"DEBIT","amount":1,"sequence":1}'
-  call -X POST "$path" -H "$auth" -H "$json" -d '{"type":"DEBIT","amount":1,"sequence":3}'
-  call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: bad-$i" -d '{"type":"DEBIT","amount":1.5}'
-  call "$BASE/accounts/$account" -H "$auth"
-  call "$BASE/accounts/$account/transactions?limit=10" -H "$auth"
-  call "$BASE/accounts/not-an-id" -H "$auth"
-  call "$BASE/accounts/$account"
-done
-call "$BASE/q/health/ready"; call "$BASE/q/metrics"; call "$BASE/q/openapi"
+train "$BASE" "$KEY" "$ROUNDS"
 
 kill $APP
 wait $APP || true

@@ -1,4 +1,4 @@
-# Shared by bench/run.sh and bench/aot-cache.sh (sourced, not run). The caller sets DB (a PostgreSQL
+# Shared by bench/run.sh, bench/aot-cache.sh and bench/cds-archive.sh (sourced, not run). The caller sets DB (a PostgreSQL
 # database), REDIS_DB (a Redis database number) and API_KEYS (the value of LEDGER_API_KEYS).
 
 # fresh_stores: an empty database DB and an empty Redis database REDIS_DB
@@ -30,4 +30,31 @@ wait_ready() {
   done
   echo "the service was not ready within 60 s; see $3" >&2
   return 1
+}
+
+# call CURL-ARGS...: a request whose answer does not matter
+call() { curl -s -o /dev/null "$@" || true; }
+
+# train BASE KEY ROUNDS: every kind of request and answer, ROUNDS times, so that the classes behind
+# each are loaded (and, on JDK 25+, profiled) before a start-time archive or cache is written
+train() {
+  local base=$1 key=$2 rounds=$3 i account path
+  local auth="Authorization: Bearer $key" json="Content-Type: application/json"
+  for i in $(seq 1 "$rounds"); do
+    account=$(curl -s -X POST "$base/accounts" -H "$auth" -H "$json" -H "Idempotency-Key: open-$i" -d '{"currency":"EUR"}' \
+      | sed -E 's/.*"id":"([^"]+)".*/\1/')
+    path="$base/accounts/$account/transactions"
+    call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: pay-$i" -d '{"type":"CREDIT","amount":500,"sequence":1}'
+    call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: pay-$i" -d '{"type":"CREDIT","amount":500,"sequence":1}'
+    call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: pay-$i" -d '{"type":"CREDIT","amount":501,"sequence":1}'
+    call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: debit-$i" -d '{"type":"DEBIT","amount":9999,"sequence":2}'
+    call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: stale-$i" -d '{"type":"DEBIT","amount":1,"sequence":1}'
+    call -X POST "$path" -H "$auth" -H "$json" -d '{"type":"DEBIT","amount":1,"sequence":3}'
+    call -X POST "$path" -H "$auth" -H "$json" -H "Idempotency-Key: bad-$i" -d '{"type":"DEBIT","amount":1.5}'
+    call "$base/accounts/$account" -H "$auth"
+    call "$base/accounts/$account/transactions?limit=10" -H "$auth"
+    call "$base/accounts/not-an-id" -H "$auth"
+    call "$base/accounts/$account"
+  done
+  call "$base/q/health/ready"; call "$base/q/metrics"; call "$base/q/openapi"
 }

@@ -162,6 +162,14 @@ if [ "${BENCH_STARTS:-1}" = "1" ]; then
 # shellcheck disable=SC2086
 start_jar=$(start_ready java target/quarkus-app/quarkus-run.jar ${BENCH_JAVA_OPTS:-})
 START="Start to ready (median of 3, schema migrated): ${start_jar} ms with $(java -version 2>&1 | head -1) and the fast-jar."
+# the same JDK with the dynamic AppCDS archive of a training run (bench/cds-archive.sh)
+if CDS_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" bash bench/cds-archive.sh > "$OUT/cds-archive.txt" 2>&1; then
+  # shellcheck disable=SC2086
+  start_cds=$(start_ready java target/quarkus-app/quarkus-run.jar ${BENCH_JAVA_OPTS:-} -XX:SharedArchiveFile=target/quarkus-app/app-trained.jsa)
+  START="$START ${start_cds} ms with the same JDK, the fast-jar and its trained AppCDS archive (bench/cds-archive.sh)."
+else
+  START="$START (No AppCDS figure: see $OUT/cds-archive.txt.)"
+fi
 # JDK 25+ with the AOT cache (bench/aot-cache.sh), where such a JDK is installed; BENCH_AOT=0 skips it
 if [ "${BENCH_AOT:-1}" = "1" ] && AOT_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" bash bench/aot-cache.sh > "$OUT/aot-cache.txt" 2>&1; then
   aot_java=$(sed -nE 's/^java: (.*)/\1/p' "$OUT/aot-cache.txt")
