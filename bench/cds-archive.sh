@@ -9,9 +9,9 @@
 # gave no measurable gain here; this one also holds those of the runtime start (Hibernate, Flyway,
 # the pools) and of every kind of request. The training run starts the jar against local
 # PostgreSQL (database ledger_cds) and Redis (database 5), sends every kind of request and stops it:
-# the JVM writes the archive as it exits. The archive only serves the same JDK build, the same jars
-# and the same garbage collector; after a rebuild the JVM ignores it (and says so) and starts as
-# without it, so train it again after any change. On JDK 25 or later, bench/aot-cache.sh does more.
+# the JVM writes the archive as it exits. The archive only serves the same JDK build and the same
+# jars; after a rebuild the JVM ignores it (and says so) and starts as without it, so train it again
+# after any change. On JDK 25 or later, bench/aot-cache.sh does more.
 #
 # Settings (environment): CDS_JAVA (java), CDS_JAVA_OPTS (the JVM options of the training run, which
 # the runs with the archive should share; default below), CDS_PORT (8096), CDS_ROUNDS (100).
