@@ -2,6 +2,7 @@
 -- KEYS[1] the key's hash   ARGV[1] request fingerprint   ARGV[2] owner token   ARGV[3] lease (ms)
 -- Returns one of:
 --   {'ACQUIRED'}                                        the caller owns the key for the lease
+--                                                       (also when this owner token already held it)
 --   {'COMPLETED', status, content_type, location, body} the recorded answer (same fingerprint)
 --   {'IN_PROGRESS', remaining_lease_ms}                 another request holds the lease
 --   {'MISMATCH'}                                        the key belongs to another request
@@ -17,5 +18,10 @@ end
 if state == 'COMPLETED' then
   local r = redis.call('HMGET', KEYS[1], 'status', 'ctype', 'location', 'body')
   return {'COMPLETED', r[1], r[2], r[3] or '', r[4]}
+end
+-- The same reservation sent again (a pipelined batch that failed is resent command by command,
+-- RedisPipeline): the key is still the caller's.
+if redis.call('HGET', KEYS[1], 'owner') == ARGV[2] then
+  return {'ACQUIRED'}
 end
 return {'IN_PROGRESS', tostring(redis.call('PTTL', KEYS[1]))}

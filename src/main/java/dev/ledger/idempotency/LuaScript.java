@@ -1,8 +1,8 @@
 package dev.ledger.idempotency;
 
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
 
 import java.io.IOException;
@@ -11,9 +11,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 
 /**
  * A Lua script read once from {@code src/main/resources/redis/}, run by its SHA-1 (EVALSHA) and
@@ -42,21 +40,20 @@ final class LuaScript {
         }
     }
 
-    Uni<Response> run(ReactiveRedisDataSource redis, String key, String... args) {
-        return redis.execute(Command.EVALSHA, arguments(sha, key, args))
+    Uni<Response> run(RedisPipeline redis, String key, String... args) {
+        return redis.send(request(Command.EVALSHA, sha, key, args))
                 .onFailure(LuaScript::isNoScript)
-                .recoverWithUni(() -> redis.execute(Command.EVAL, arguments(source, key, args)))
+                .recoverWithUni(() -> redis.send(request(Command.EVAL, source, key, args)))
                 .onFailure(f -> !(f instanceof Exception))
                 .transform(RedisScriptException::new);
     }
 
-    private static String[] arguments(String script, String key, String[] args) {
-        List<String> all = new ArrayList<>(args.length + 3);
-        all.add(script);
-        all.add("1");
-        all.add(key);
-        all.addAll(List.of(args));
-        return all.toArray(String[]::new);
+    private static Request request(Command command, String script, String key, String[] args) {
+        Request request = Request.cmd(command).arg(script).arg(1).arg(key);
+        for (String arg : args) {
+            request.arg(arg);
+        }
+        return request;
     }
 
     private static boolean isNoScript(Throwable failure) {

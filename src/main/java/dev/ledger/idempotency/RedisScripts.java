@@ -8,7 +8,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -33,12 +32,12 @@ import java.util.concurrent.TimeUnit;
 @ApplicationScoped
 public class RedisScripts {
     private static final Logger LOG = Logger.getLogger(RedisScripts.class);
-    private final ReactiveRedisDataSource redis;
+    private final RedisPipeline redis;
     private final CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
     private final CircuitBreaker breaker;
     private final Duration timeout;
 
-    public RedisScripts(ReactiveRedisDataSource redis, LedgerConfig config) {
+    public RedisScripts(RedisPipeline redis, LedgerConfig config) {
         this.redis = redis;
         LedgerConfig.Redis settings = config.redis();
         this.timeout = settings.timeout();

@@ -87,6 +87,19 @@ class IdempotencyStoreTest {
     }
 
     @Test
+    void theOwnerThatHoldsAKeyAcquiresItAgainAndNoOtherDoes() {
+        // what a resent batch does (RedisPipeline): the same reservation, sent twice
+        IdempotentRequest request = request();
+        assertInstanceOf(Reservation.Acquired.class, reserve(request, "A"));
+        assertInstanceOf(Reservation.Acquired.class, reserve(request, "A"));
+        assertInstanceOf(Reservation.InProgress.class, reserve(request, "B"));
+        assertTrue(store.complete(request, "A", request.fingerprint(), ANSWER_A).await().atMost(WAIT));
+        // once completed, the owner gets the answer like anyone else, and a resent completion does nothing
+        assertEquals(ANSWER_A, assertInstanceOf(Reservation.Completed.class, reserve(request, "A")).response());
+        assertFalse(store.complete(request, "A", request.fingerprint(), ANSWER_B).await().atMost(WAIT));
+    }
+
+    @Test
     void onlyTheOwnerReleasesAndThenTheKeyIsFree() {
         IdempotentRequest request = request();
         reserve(request, "A");
