@@ -6,6 +6,7 @@ import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.impl.ContextInternal;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
@@ -63,13 +64,14 @@ public class RedisPipeline {
     Uni<Response> send(Request request) {
         // where the call is subscribed, which is where its reply is wanted
         return Uni.createFrom().deferred(() -> {
-            Context context = Vertx.currentContext();
-            if (context == null || !context.isEventLoopContext() || !Context.isOnEventLoopThread()) {
+            Context current = Vertx.currentContext();
+            if (!(current instanceof ContextInternal context) || !context.isEventLoopContext()
+                    || !context.nettyEventLoop().inEventLoop()) {
                 return alone(request);
             }
             return Uni.createFrom().emitter(emitter -> {
                 List<Pending> turn = TURN.get();
-                turn.add(new Pending(request, emitter));
+                turn.add(new Pending(request, emitter, context));
                 if (turn.size() == 1) {
                     context.runOnContext(ignored -> flush());
                 }
@@ -107,7 +109,7 @@ public class RedisPipeline {
         commands.add(requests.size());
         redis.batch(requests).subscribe().with(replies -> {
             for (int i = 0; i < batch.size(); i++) {
-                batch.get(i).emitter().complete(replies.get(i));
+                batch.get(i).complete(replies.get(i));
             }
         }, failure -> {
             for (Pending pending : batch) {
@@ -119,8 +121,7 @@ public class RedisPipeline {
     }
 
     private void sendAlone(Pending pending) {
-        UniEmitter<? super Response> emitter = pending.emitter();
-        alone(pending.request()).subscribe().with(emitter::complete, emitter::fail);
+        alone(pending.request()).subscribe().with(pending::complete, pending::fail);
     }
 
     private Uni<Response> alone(Request request) {
@@ -131,16 +132,22 @@ public class RedisPipeline {
         });
     }
 
-    /** A command waiting for the end of the turn, and its caller. */
+    /**
+     * A command waiting for the end of the turn, and its caller. The reply goes to the caller on
+     * the caller's own Vert.x context (the request's duplicated context), inline on this thread:
+     * the batch's replies arrive on the context of whichever caller's turn sent it.
+     */
     private static final class Pending {
         private final Request request;
         private final UniEmitter<? super Response> emitter;
+        private final ContextInternal context;
         /** Set when the caller gives up before a reply (only this class completes the emitter). */
         private volatile boolean abandoned;
 
-        Pending(Request request, UniEmitter<? super Response> emitter) {
+        Pending(Request request, UniEmitter<? super Response> emitter, ContextInternal context) {
             this.request = request;
             this.emitter = emitter;
+            this.context = context;
             emitter.onTermination(() -> abandoned = true);
         }
 
@@ -148,8 +155,12 @@ public class RedisPipeline {
             return request;
         }
 
-        UniEmitter<? super Response> emitter() {
-            return emitter;
+        void complete(Response reply) {
+            context.emit(reply, emitter::complete);
+        }
+
+        void fail(Throwable failure) {
+            context.emit(failure, emitter::fail);
         }
 
         /** Whether anyone still waits for the reply. */

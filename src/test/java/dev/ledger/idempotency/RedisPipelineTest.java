@@ -7,6 +7,7 @@ import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.impl.ContextInternal;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +23,7 @@ import java.util.function.Supplier;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -101,6 +103,30 @@ class RedisPipelineTest {
                 assertEquals("owner-" + request.redisKey(), redis.hash(String.class).hget(request.redisKey(), "owner"));
             }
         }
+    }
+
+    @Test
+    void eachReplyArrivesOnItsCallersOwnContext() throws Exception {
+        store.reserve(request(), "warm-up").await().atMost(WAIT);
+        ContextInternal loop = (ContextInternal) vertx.getOrCreateContext();
+        int n = 5;
+        List<ContextInternal> callers = new ArrayList<>();
+        List<CompletableFuture<Context>> seen = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            callers.add(loop.duplicate()); // one per request, as Vert.x gives each HTTP request
+            seen.add(new CompletableFuture<>());
+        }
+        long writes = pipeline.writesMade();
+        for (int i = 0; i < n; i++) { // queued together: the loop runs them in one turn
+            ContextInternal caller = callers.get(i);
+            CompletableFuture<Context> where = seen.get(i);
+            caller.runOnContext(ignored -> store.reserve(request(), "C").subscribe()
+                    .with(reply -> where.complete(Vertx.currentContext()), where::completeExceptionally));
+        }
+        for (int i = 0; i < n; i++) {
+            assertSame(callers.get(i), seen.get(i).get(WAIT.toSeconds(), TimeUnit.SECONDS), "reply " + i);
+        }
+        assertEquals(1, pipeline.writesMade() - writes, "one write for the whole turn");
     }
 
     @Test
