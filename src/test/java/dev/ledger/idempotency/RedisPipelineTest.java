@@ -117,12 +117,13 @@ class RedisPipelineTest {
             seen.add(new CompletableFuture<>());
         }
         long writes = pipeline.writesMade();
-        for (int i = 0; i < n; i++) { // queued together: the loop runs them in one turn
-            ContextInternal caller = callers.get(i);
-            CompletableFuture<Context> where = seen.get(i);
-            caller.runOnContext(ignored -> store.reserve(request(), "C").subscribe()
-                    .with(reply -> where.complete(Vertx.currentContext()), where::completeExceptionally));
-        }
+        loop.runOnContext(ignored -> { // one turn; each call made on its own request's context
+            for (int i = 0; i < n; i++) {
+                CompletableFuture<Context> where = seen.get(i);
+                callers.get(i).emit(none -> store.reserve(request(), "C").subscribe()
+                        .with(reply -> where.complete(Vertx.currentContext()), where::completeExceptionally));
+            }
+        });
         for (int i = 0; i < n; i++) {
             assertSame(callers.get(i), seen.get(i).get(WAIT.toSeconds(), TimeUnit.SECONDS), "reply " + i);
         }
