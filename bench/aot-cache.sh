@@ -33,28 +33,13 @@ ROUNDS=${AOT_ROUNDS:-100}
 APPDIR=target/aot
 DB=ledger_aot
 REDIS_DB=4
-BASE="http://127.0.0.1:$PORT"
 
 bash .ci/services >/dev/null
 rm -rf "$APPDIR"
 # its own directory: target/quarkus-app stays the default fast-jar, which starts faster without a cache
 ./mvnw -q -B package -DskipTests -Dquarkus.package.jar.type=aot-jar -Dquarkus.package.output-directory=aot
-fresh_stores
-
-KEY="aot-training-key-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-API_KEYS="aot:$(printf %s "$KEY" | sha256sum | cut -d' ' -f1)"
-rm -f "$APPDIR/app.aot"
 # shellcheck disable=SC2086
-launch "$AOT_JAVA" "$APPDIR/quarkus-run.jar" "$PORT" "$APPDIR/training.log" $AOT_JAVA_OPTS -XX:AOTCacheOutput="$APPDIR/app.aot"
-APP=$!
-trap 'kill $APP 2>/dev/null || true' EXIT
-wait_ready $APP "$PORT" "$APPDIR/training.log"
-
-train "$BASE" "$KEY" "$ROUNDS"
-
-kill $APP
-wait $APP || true
-trap - EXIT
-[ -s "$APPDIR/app.aot" ] || { echo "aot-cache: no cache written; see $APPDIR/training.log" >&2; exit 1; }
+training_run aot "$AOT_JAVA" "$APPDIR/quarkus-run.jar" "$PORT" "$ROUNDS" "$APPDIR/app.aot" "$APPDIR/training.log" \
+  $AOT_JAVA_OPTS -XX:AOTCacheOutput="$APPDIR/app.aot"
 echo "$APPDIR/app.aot ($(du -h "$APPDIR/app.aot" | cut -f1), $("$AOT_JAVA" -version 2>&1 | head -1))"
 echo "java: $AOT_JAVA"

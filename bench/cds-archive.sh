@@ -29,20 +29,7 @@ REDIS_DB=5
 
 bash .ci/services >/dev/null
 [ -f target/quarkus-app/quarkus-run.jar ] || ./mvnw -q -B package -DskipTests
-fresh_stores
-
-KEY="cds-training-key-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-API_KEYS="cds:$(printf %s "$KEY" | sha256sum | cut -d' ' -f1)"
-rm -f "$ARCHIVE"
 # shellcheck disable=SC2086
-launch "$JAVA" target/quarkus-app/quarkus-run.jar "$PORT" target/quarkus-app/cds-training.log $CDS_JAVA_OPTS \
-  -XX:ArchiveClassesAtExit="$ARCHIVE"
-APP=$!
-trap 'kill $APP 2>/dev/null || true' EXIT
-wait_ready $APP "$PORT" target/quarkus-app/cds-training.log
-train "http://127.0.0.1:$PORT" "$KEY" "$ROUNDS"
-kill $APP
-wait $APP || true
-trap - EXIT
-[ -s "$ARCHIVE" ] || { echo "cds-archive: no archive written; see target/quarkus-app/cds-training.log" >&2; exit 1; }
+training_run cds "$JAVA" target/quarkus-app/quarkus-run.jar "$PORT" "$ROUNDS" "$ARCHIVE" \
+  target/quarkus-app/cds-training.log $CDS_JAVA_OPTS -XX:ArchiveClassesAtExit="$ARCHIVE"
 echo "$ARCHIVE ($(du -h "$ARCHIVE" | cut -f1), $("$JAVA" -version 2>&1 | head -1))"

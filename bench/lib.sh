@@ -1,5 +1,6 @@
-# Shared by bench/run.sh, bench/aot-cache.sh and bench/cds-archive.sh (sourced, not run). The caller sets DB (a PostgreSQL
-# database), REDIS_DB (a Redis database number) and API_KEYS (the value of LEDGER_API_KEYS).
+# Shared by bench/run.sh, bench/aot-cache.sh and bench/cds-archive.sh (sourced, not run). The caller
+# sets DB (a PostgreSQL database), REDIS_DB (a Redis database number) and API_KEYS (the value of
+# LEDGER_API_KEYS; training_run sets its own).
 
 # fresh_stores: an empty database DB and an empty Redis database REDIS_DB
 fresh_stores() {
@@ -35,10 +36,22 @@ wait_ready() {
 # call CURL-ARGS...: a request whose answer does not matter
 call() { curl -s -o /dev/null "$@" || true; }
 
-# train BASE KEY ROUNDS: every kind of request and answer, ROUNDS times, so that the classes behind
-# each are loaded (and, on JDK 25+, profiled) before a start-time archive or cache is written
-train() {
-  local base=$1 key=$2 rounds=$3 i account path
+# training_run NAME JAVA JAR PORT ROUNDS OUTPUT LOG [JVM options...]: the training run of a start-time
+# archive or cache. Starts JAR with the options (one of which names OUTPUT) on fresh stores, sends
+# every kind of request and answer ROUNDS times, so that the classes behind each are loaded (and, on
+# JDK 25+, profiled), and stops it: the JVM writes OUTPUT as it exits. Fails when it wrote none.
+training_run() {
+  local name=$1 java=$2 jar=$3 port=$4 rounds=$5 output=$6 log=$7; shift 7
+  local key base="http://127.0.0.1:$port" i account path app
+  key="$name-training-key-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+  API_KEYS="$name:$(printf %s "$key" | sha256sum | cut -d' ' -f1)"
+  fresh_stores
+  rm -f "$output"
+  launch "$java" "$jar" "$port" "$log" "$@"
+  app=$!
+  # shellcheck disable=SC2064
+  trap "kill $app 2>/dev/null || true" EXIT
+  wait_ready $app "$port" "$log"
   local auth="Authorization: Bearer $key" json="Content-Type: application/json"
   for i in $(seq 1 "$rounds"); do
     account=$(curl -s -X POST "$base/accounts" -H "$auth" -H "$json" -H "Idempotency-Key: open-$i" -d '{"currency":"EUR"}' \
@@ -57,4 +70,8 @@ train() {
     call "$base/accounts/$account"
   done
   call "$base/q/health/ready"; call "$base/q/metrics"; call "$base/q/openapi"
+  kill $app
+  wait $app || true
+  trap - EXIT
+  [ -s "$output" ] || { echo "$name: nothing written to $output; see $log" >&2; return 1; }
 }

@@ -91,19 +91,17 @@ public class RedisPipeline {
     private void flush() {
         List<Pending> turn = TURN.get();
         List<Pending> batch = new ArrayList<>(turn.size());
+        List<Request> requests = new ArrayList<>(turn.size());
         for (Pending pending : turn) {
             if (pending.wanted()) {
                 batch.add(pending);
+                requests.add(pending.request());
             }
         }
         turn.clear();
         if (batch.size() <= 1) {
             batch.forEach(this::sendAlone);
             return;
-        }
-        List<Request> requests = new ArrayList<>(batch.size());
-        for (Pending pending : batch) {
-            requests.add(pending.request());
         }
         writes.increment();
         commands.add(requests.size());
