@@ -9,7 +9,6 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.ledger.database.DatabaseGuard;
-import org.hibernate.reactive.mutiny.Mutiny;
 
 import java.util.UUID;
 
@@ -20,12 +19,12 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
 
     private final Pool pool;
     private final DatabaseGuard guard;
-    private final Mutiny.SessionFactory sessions;
+    private final AccountReads reads;
 
-    public AccountRepository(Pool pool, DatabaseGuard guard, Mutiny.SessionFactory sessions) {
+    public AccountRepository(Pool pool, DatabaseGuard guard, AccountReads reads) {
         this.pool = pool;
         this.guard = guard;
-        this.sessions = sessions;
+        this.reads = reads;
     }
 
     /** The account if it exists and belongs to {@code owner}, else null. */
@@ -34,11 +33,11 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
     }
 
     /**
-     * The same as {@link #findOwned} for a request that reads nothing else: a stateless session,
-     * which keeps no persistence context (no snapshot, no flush, no events) for the one row.
+     * The same as {@link #findOwned} for a request that reads nothing else: by id in a stateless
+     * session, together with the other reads of its event-loop turn ({@link AccountReads}).
      */
     public Uni<Account> readOwned(UUID id, String owner) {
-        return sessions.withStatelessSession(session -> session.get(Account.class, id))
+        return reads.read(id)
                 .map(account -> account != null && account.owner.equals(owner) ? account : null);
     }
 

@@ -1,6 +1,7 @@
 package dev.ledger.idempotency;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.ledger.EventLoopTurn;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
@@ -57,17 +58,8 @@ class RedisPipelineTest {
                 ("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Subscribes every call in one turn of one event loop, and waits for all of their items. */
     private List<Object> inOneTurn(List<Supplier<Uni<?>>> calls) throws Exception {
-        Context context = vertx.getOrCreateContext();
-        assertTrue(context.isEventLoopContext());
-        CompletableFuture<List<Object>> all = new CompletableFuture<>();
-        context.runOnContext(ignored -> {
-            List<Uni<Object>> unis = new ArrayList<>();
-            calls.forEach(call -> unis.add(call.get().map(Object.class::cast)));
-            Uni.join().all(unis).andFailFast().subscribe().with(all::complete, all::completeExceptionally);
-        });
-        return all.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        return EventLoopTurn.inOneTurn(vertx, WAIT, calls);
     }
 
     @Test
@@ -83,8 +75,8 @@ class RedisPipelineTest {
         }
         // the script cached in Redis (another test flushes it), so that no reply is NOSCRIPT
         store.reserve(request(), "warm-up").await().atMost(WAIT);
-        long writes = pipeline.writesMade();
-        long commands = pipeline.commandsSent();
+        long writes = pipeline.sendsMade();
+        long commands = pipeline.callsSent();
 
         List<Supplier<Uni<?>>> calls = new ArrayList<>();
         for (IdempotentRequest request : requests) {
@@ -92,8 +84,8 @@ class RedisPipelineTest {
         }
         List<Object> replies = inOneTurn(calls);
 
-        assertEquals(1, pipeline.writesMade() - writes, "one write for the whole turn");
-        assertEquals(n, pipeline.commandsSent() - commands);
+        assertEquals(1, pipeline.sendsMade() - writes, "one write for the whole turn");
+        assertEquals(n, pipeline.callsSent() - commands);
         for (int i = 0; i < n; i++) {
             IdempotentRequest request = requests.get(i);
             if (i % 2 == 0) {
@@ -116,7 +108,7 @@ class RedisPipelineTest {
             callers.add(loop.duplicate()); // one per request, as Vert.x gives each HTTP request
             seen.add(new CompletableFuture<>());
         }
-        long writes = pipeline.writesMade();
+        long writes = pipeline.sendsMade();
         loop.runOnContext(ignored -> { // one turn; each call made on its own request's context
             for (int i = 0; i < n; i++) {
                 CompletableFuture<Context> where = seen.get(i);
@@ -127,7 +119,7 @@ class RedisPipelineTest {
         for (int i = 0; i < n; i++) {
             assertSame(callers.get(i), seen.get(i).get(WAIT.toSeconds(), TimeUnit.SECONDS), "reply " + i);
         }
-        assertEquals(1, pipeline.writesMade() - writes, "one write for the whole turn");
+        assertEquals(1, pipeline.sendsMade() - writes, "one write for the whole turn");
     }
 
     @Test
@@ -138,7 +130,7 @@ class RedisPipelineTest {
         // batch below the reservation runs, the completion fails with NOSCRIPT, and so the batch fails.
         redis.execute("SCRIPT", "FLUSH");
         assertInstanceOf(Reservation.Acquired.class, store.reserve(request(), "warm-up").await().atMost(WAIT));
-        long writes = pipeline.writesMade();
+        long writes = pipeline.sendsMade();
 
         List<Object> replies = inOneTurn(List.of(
                 () -> store.reserve(reserved, "A"),
@@ -147,7 +139,7 @@ class RedisPipelineTest {
         // resent alone: the reservation is still A's, not "in progress" against A itself
         assertInstanceOf(Reservation.Acquired.class, replies.get(0));
         assertEquals(Boolean.TRUE, replies.get(1));
-        assertTrue(pipeline.writesMade() - writes >= 3, "the batch, then each command alone");
+        assertTrue(pipeline.sendsMade() - writes >= 3, "the batch, then each command alone");
         assertEquals("A", redis.hash(String.class).hget(reserved.redisKey(), "owner"));
         assertEquals("PROCESSING", redis.hash(String.class).hget(reserved.redisKey(), "state"));
         assertEquals(answer(1), assertInstanceOf(Reservation.Completed.class,
