@@ -35,9 +35,8 @@ DB=ledger_aot
 REDIS_DB=4
 
 bash .ci/services >/dev/null
-rm -rf "$APPDIR"
 # its own directory: target/quarkus-app stays the default fast-jar, which starts faster without a cache
-./mvnw -q -B package -DskipTests -Dquarkus.package.jar.type=aot-jar -Dquarkus.package.output-directory=aot
+package_aot_jar "$APPDIR"
 # shellcheck disable=SC2086
 training_run aot "$AOT_JAVA" "$APPDIR/quarkus-run.jar" "$PORT" "$ROUNDS" "$APPDIR/app.aot" "$APPDIR/training.log" \
   $AOT_JAVA_OPTS -XX:AOTCacheOutput="$APPDIR/app.aot"

@@ -36,6 +36,13 @@ wait_ready() {
 # call CURL-ARGS...: a request whose answer does not matter
 call() { curl -s -o /dev/null "$@" || true; }
 
+# package_aot_jar DIR: the application packaged afresh as an aot-jar (every class on the JVM's own
+# class path, which a class archive or an AOT cache needs to serve them in full) into DIR, under target/
+package_aot_jar() {
+  rm -rf "$1"
+  ./mvnw -q -B package -DskipTests -Dquarkus.package.jar.type=aot-jar -Dquarkus.package.output-directory="${1#target/}"
+}
+
 # training_run NAME JAVA JAR PORT ROUNDS OUTPUT LOG [JVM options...]: the training run of a start-time
 # archive or cache. Starts JAR with the options (one of which names OUTPUT) on fresh stores, sends
 # every kind of request and answer ROUNDS times, so that the classes behind each are loaded (and, on

@@ -162,11 +162,11 @@ if [ "${BENCH_STARTS:-1}" = "1" ]; then
 # shellcheck disable=SC2086
 start_jar=$(start_ready java target/quarkus-app/quarkus-run.jar ${BENCH_JAVA_OPTS:-})
 START="Start to ready (median of 3, schema migrated): ${start_jar} ms with $(java -version 2>&1 | head -1) and the fast-jar."
-# the same JDK with the dynamic AppCDS archive of a training run (bench/cds-archive.sh)
+# the same JDK, the aot-jar and the dynamic AppCDS archive of a training run (bench/cds-archive.sh)
 if CDS_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" bash bench/cds-archive.sh > "$OUT/cds-archive.txt" 2>&1; then
   # shellcheck disable=SC2086
-  start_cds=$(start_ready java target/quarkus-app/quarkus-run.jar ${BENCH_JAVA_OPTS:-} -XX:SharedArchiveFile=target/quarkus-app/app-trained.jsa)
-  START="$START ${start_cds} ms with the same JDK, the fast-jar and its trained AppCDS archive (bench/cds-archive.sh)."
+  start_cds=$(start_ready java target/cds/quarkus-run.jar ${BENCH_JAVA_OPTS:-} -XX:SharedArchiveFile=target/cds/app.jsa)
+  START="$START ${start_cds} ms with the same JDK, the aot-jar and its trained AppCDS archive (bench/cds-archive.sh)."
 else
   START="$START (No AppCDS figure: see $OUT/cds-archive.txt.)"
 fi
