@@ -143,39 +143,55 @@ blocked=$(grep -c 'has been blocked' "$OUT/app.log" || true)
 kill $APP; wait $APP 2>/dev/null || true
 
 # --- start to ready, the schema already migrated: three starts each ----------------------------------
-# start_ready JAVA JAR [JVM options...]: the median of three starts, in ms
-start_ready() {
+# The archive and the cache are built first; then the three ways start in turn, three rounds, so that
+# each meets the same state of the machine (PostgreSQL's checkpoints after the load and the builds).
+# start_once JAVA JAR [JVM options...]: one start to ready, in ms
+start_once() {
   local java=$1 jar=$2; shift 2
-  local times=()
-  for _ in 1 2 3; do
-    local t0; t0=$(date +%s%N)
-    launch "$java" "$jar" $(( PORT + 1 )) "$OUT/start.log" "$@"
-    local pid=$!
-    wait_ready $pid $(( PORT + 1 )) "$OUT/start.log" || { kill $pid 2>/dev/null; return 1; }
-    times+=($(( ($(date +%s%N) - t0) / 1000000 )))
-    kill $pid; wait $pid 2>/dev/null || true
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n 2p
+  local t0 pid; t0=$(date +%s%N)
+  launch "$java" "$jar" $(( PORT + 1 )) "$OUT/start.log" "$@"
+  pid=$!
+  wait_ready $pid $(( PORT + 1 )) "$OUT/start.log" || { kill $pid 2>/dev/null; return 1; }
+  echo $(( ($(date +%s%N) - t0) / 1000000 ))
+  kill $pid; wait $pid 2>/dev/null || true
+}
+# shellcheck disable=SC2086
+start_fast() { start_once java target/quarkus-app/quarkus-run.jar ${BENCH_JAVA_OPTS:-}; }
+# shellcheck disable=SC2086
+start_cds() { start_once java target/cds/quarkus-run.jar ${BENCH_JAVA_OPTS:-} -XX:SharedArchiveFile=target/cds/app.jsa; }
+# shellcheck disable=SC2086
+start_aot() { start_once "$aot_java" target/aot/quarkus-run.jar ${BENCH_JAVA_OPTS:-} -XX:AOTCache=target/aot/app.aot -Xlog:aot=off; }
+# median WAY: the median of the three starts of a way, then all three in brackets
+median() {
+  local -n times=$1
+  echo "$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p) ms [$(printf '%s\n' "${times[@]}" | sort -n | paste -sd' ')]"
 }
 START="(Start-to-ready figures skipped: BENCH_STARTS=0.)"
 if [ "${BENCH_STARTS:-1}" = "1" ]; then
-# shellcheck disable=SC2086
-start_jar=$(start_ready java target/quarkus-app/quarkus-run.jar ${BENCH_JAVA_OPTS:-})
-START="Start to ready (median of 3, schema migrated): ${start_jar} ms with $(java -version 2>&1 | head -1) and the fast-jar."
+ways=(fast)
 # the same JDK, the aot-jar and the dynamic AppCDS archive of a training run (bench/cds-archive.sh)
-if CDS_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" bash bench/cds-archive.sh > "$OUT/cds-archive.txt" 2>&1; then
-  # shellcheck disable=SC2086
-  start_cds=$(start_ready java target/cds/quarkus-run.jar ${BENCH_JAVA_OPTS:-} -XX:SharedArchiveFile=target/cds/app.jsa)
-  START="$START ${start_cds} ms with the same JDK, the aot-jar and its trained AppCDS archive (bench/cds-archive.sh)."
-else
-  START="$START (No AppCDS figure: see $OUT/cds-archive.txt.)"
-fi
+CDS_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" bash bench/cds-archive.sh > "$OUT/cds-archive.txt" 2>&1 && ways+=(cds)
 # JDK 25+ with the AOT cache (bench/aot-cache.sh), where such a JDK is installed; BENCH_AOT=0 skips it
 if [ "${BENCH_AOT:-1}" = "1" ] && AOT_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" bash bench/aot-cache.sh > "$OUT/aot-cache.txt" 2>&1; then
   aot_java=$(sed -nE 's/^java: (.*)/\1/p' "$OUT/aot-cache.txt")
-  # shellcheck disable=SC2086
-  start_aot=$(start_ready "$aot_java" target/aot/quarkus-run.jar ${BENCH_JAVA_OPTS:-} -XX:AOTCache=target/aot/app.aot -Xlog:aot=off)
-  START="$START ${start_aot} ms with $("$aot_java" -version 2>&1 | head -1), the aot-jar and its AOT cache (bench/aot-cache.sh)."
+  ways+=(aot)
+fi
+declare -a times_fast=() times_cds=() times_aot=()
+for _ in 1 2 3; do
+  for way in "${ways[@]}"; do
+    declare -n into=times_$way
+    into+=("$("start_$way")")
+    unset -n into
+  done
+done
+START="Start to ready (median of 3, schema migrated, the ways in turn): $(median times_fast) with $(java -version 2>&1 | head -1) and the fast-jar."
+if [ ${#times_cds[@]} -gt 0 ]; then
+  START="$START $(median times_cds) with the same JDK, the aot-jar and its trained AppCDS archive (bench/cds-archive.sh)."
+else
+  START="$START (No AppCDS figure: see $OUT/cds-archive.txt.)"
+fi
+if [ ${#times_aot[@]} -gt 0 ]; then
+  START="$START $(median times_aot) with $("$aot_java" -version 2>&1 | head -1), the aot-jar and its AOT cache (bench/aot-cache.sh)."
 else
   START="$START (No AOT-cache figure: see $OUT/aot-cache.txt.)"
 fi
