@@ -10,17 +10,25 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static dev.ledger.LedgerApi.credit;
 import static dev.ledger.LedgerApi.newAccount;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The reads of accounts by id, against the real (test) PostgreSQL: what one event-loop turn asks
@@ -39,6 +47,36 @@ class AccountReadsTest {
     @Inject
     Vertx vertx;
 
+    /** The statements Hibernate sent while {@code action} ran, from its log of each (category org.hibernate.SQL). */
+    private static List<String> statementsWhile(Callable<?> action) throws Exception {
+        List<String> statements = new CopyOnWriteArrayList<>();
+        Logger sql = Logger.getLogger("org.hibernate.SQL");
+        Level level = sql.getLevel();
+        Handler recorder = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                statements.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        sql.setLevel(Level.FINE);
+        sql.addHandler(recorder);
+        try {
+            action.call();
+        } finally {
+            sql.removeHandler(recorder);
+            sql.setLevel(level);
+        }
+        return statements;
+    }
+
     @Test
     void oneTurnsReadsShareOneQueryAndEachCallerGetsItsOwnAccount() throws Exception {
         UUID a = UUID.fromString(newAccount());
@@ -49,9 +87,12 @@ class AccountReadsTest {
         long asked = reads.callsSent();
 
         List<UUID> ids = List.of(a, b, missing, a);
-        List<Object> found = EventLoopTurn.inOneTurn(vertx, WAIT, ids.stream()
-                .<Supplier<Uni<?>>>map(id -> () -> reads.read(id)).toList());
+        List<Object> found = new ArrayList<>();
+        List<String> statements = statementsWhile(() -> found.addAll(EventLoopTurn.inOneTurn(vertx, WAIT,
+                ids.stream().<Supplier<Uni<?>>>map(id -> () -> reads.read(id)).toList())));
 
+        assertEquals(1, statements.size(), "one statement sent to PostgreSQL for the whole turn: " + statements);
+        assertTrue(statements.get(0).contains("any"), statements.get(0));
         assertEquals(1, reads.sendsMade() - queries, "one query for the whole turn");
         assertEquals(ids.size(), reads.callsSent() - asked);
         assertEquals(a, assertInstanceOf(Account.class, found.get(0)).id);
