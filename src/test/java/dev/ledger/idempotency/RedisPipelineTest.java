@@ -62,6 +62,14 @@ class RedisPipelineTest {
         return EventLoopTurn.inOneTurn(vertx, WAIT, calls);
     }
 
+    /** Redis' count of the socket reads it has processed, server-wide (INFO stats). */
+    private long redisReadsProcessed() {
+        String stats = redis.execute("INFO", "stats").toString();
+        return stats.lines().filter(line -> line.startsWith("total_reads_processed:"))
+                .mapToLong(line -> Long.parseLong(line.substring(line.indexOf(':') + 1).trim()))
+                .findFirst().orElseThrow();
+    }
+
     @Test
     void oneTurnsCommandsShareOneWriteAndEachCallerGetsItsOwnReply() throws Exception {
         int n = 20;
@@ -82,8 +90,12 @@ class RedisPipelineTest {
         for (IdempotentRequest request : requests) {
             calls.add(() -> store.reserve(request, "owner-" + request.redisKey()));
         }
+        long redisReads = redisReadsProcessed();
         List<Object> replies = inOneTurn(calls);
 
+        // on the wire too: Redis read the turn's commands in one socket read or so (plus this INFO's)
+        assertTrue(redisReadsProcessed() - redisReads <= 3, "Redis read events for " + n + " commands: "
+                + (redisReadsProcessed() - redisReads));
         assertEquals(1, pipeline.sendsMade() - writes, "one write for the whole turn");
         assertEquals(n, pipeline.callsSent() - commands);
         for (int i = 0; i < n; i++) {
