@@ -93,22 +93,15 @@ public abstract class TurnBatcher<C, R> {
 
     private void flush() {
         List<Pending<C, R>> gathered = turn.get();
-        List<Pending<C, R>> wanted = new ArrayList<>(gathered.size());
-        List<C> sent = new ArrayList<>(gathered.size());
-        for (Pending<C, R> pending : gathered) {
-            if (pending.wanted()) {
-                wanted.add(pending);
-                sent.add(pending.call);
-            }
-        }
+        List<Pending<C, R>> wanted = gathered.stream().filter(Pending::wanted).toList();
         gathered.clear();
         if (wanted.size() <= 1) {
             wanted.forEach(pending -> pending.deliver(sendAlone(pending.call)));
             return;
         }
         sends.increment();
-        calls.add(sent.size());
-        batch(sent).subscribe().with(results -> {
+        calls.add(wanted.size());
+        batch(wanted.stream().map(pending -> pending.call).toList()).subscribe().with(results -> {
             for (int i = 0; i < wanted.size(); i++) {
                 wanted.get(i).complete(results.get(i));
             }

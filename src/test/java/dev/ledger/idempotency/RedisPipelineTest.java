@@ -94,8 +94,8 @@ class RedisPipelineTest {
         List<Object> replies = inOneTurn(calls);
 
         // on the wire too: Redis read the turn's commands in one socket read or so (plus this INFO's)
-        assertTrue(redisReadsProcessed() - redisReads <= 3, "Redis read events for " + n + " commands: "
-                + (redisReadsProcessed() - redisReads));
+        long readEvents = redisReadsProcessed() - redisReads;
+        assertTrue(readEvents <= 3, "Redis read events for " + n + " commands: " + readEvents);
         assertEquals(1, pipeline.sendsMade() - writes, "one write for the whole turn");
         assertEquals(n, pipeline.callsSent() - commands);
         for (int i = 0; i < n; i++) {
