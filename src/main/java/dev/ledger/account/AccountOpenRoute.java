@@ -38,7 +38,7 @@ public class AccountOpenRoute {
     }
 
     @Route(path = "/accounts", methods = Route.HttpMethod.POST)
-    @Operation(summary = "Open an account", description = "A retry with the same Idempotency-Key and body returns the same account. " + REPLAY)
+    @Operation(operationId = "openAccount", summary = "Open an account", description = "A retry with the same Idempotency-Key and body returns the same account. " + REPLAY)
     @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = OpenAccountRequest.class)))
     @APIResponse(responseCode = "201", description = "Opened (or replayed)",
             headers = {@Header(name = "Location", description = "/accounts/{id}", schema = @Schema(type = SchemaType.STRING)),

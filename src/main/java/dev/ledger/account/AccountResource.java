@@ -36,7 +36,7 @@ public class AccountResource {
 
     @GET
     @Path("/{id}")
-    @Operation(summary = "Read an account")
+    @Operation(operationId = "getAccount", summary = "Read an account")
     @APIResponse(responseCode = "200", description = "The account",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = AccountView.class)))
     @APIResponse(responseCode = "401", description = UNAUTHORIZED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))

@@ -41,7 +41,7 @@ public class TransactionPostRoute {
     }
 
     @Route(path = "/accounts/:id/transactions", methods = Route.HttpMethod.POST)
-    @Operation(summary = "Post a debit or credit",
+    @Operation(operationId = "postTransaction", summary = "Post a debit or credit",
             description = "Applied only if sequence > the account's lastSequence and a debit does not overdraw. " + REPLAY)
     @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = PostTransactionRequest.class)))
     @APIResponse(responseCode = "201", description = "Applied (or replayed)",

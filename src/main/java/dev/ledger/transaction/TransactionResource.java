@@ -43,7 +43,7 @@ public class TransactionResource {
     }
 
     @GET
-    @Operation(summary = "List applied transactions", description = "Ascending by sequence, after the given sequence.")
+    @Operation(operationId = "listTransactions", summary = "List applied transactions", description = "Ascending by sequence, after the given sequence.")
     @APIResponse(responseCode = "200", description = "A page; next is the 'after' of the next page or null at the end",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = TransactionPage.class)))
     @APIResponse(responseCode = "400", description = "invalid-request: after or limit not an integer or out of range",
@@ -66,7 +66,7 @@ public class TransactionResource {
 
     @GET
     @Path("/{txId}")
-    @Operation(summary = "Read one transaction")
+    @Operation(operationId = "getTransaction", summary = "Read one transaction")
     @APIResponse(responseCode = "200", description = "The transaction",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = TransactionView.class)))
     @APIResponse(responseCode = "401", description = UNAUTHORIZED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))

@@ -77,6 +77,17 @@ class OperatingSurfaceTest {
     }
 
     @Test
+    void openApiNamesEveryOperationStably() {
+        JsonPath api = given().queryParam("format", "json").when().get("/q/openapi")
+                .then().statusCode(200).extract().jsonPath();
+        assertEquals("openAccount", api.getString("paths.'/accounts'.post.operationId"));
+        assertEquals("getAccount", api.getString("paths.'/accounts/{id}'.get.operationId"));
+        assertEquals("postTransaction", api.getString("paths.'/accounts/{id}/transactions'.post.operationId"));
+        assertEquals("listTransactions", api.getString("paths.'/accounts/{id}/transactions'.get.operationId"));
+        assertEquals("getTransaction", api.getString("paths.'/accounts/{id}/transactions/{txId}'.get.operationId"));
+    }
+
+    @Test
     void swaggerUiHealthAndMetricsAnswer() {
         given().when().get("/q/swagger-ui/").then().statusCode(200).body(containsString("swagger"));
         given().when().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
