@@ -17,9 +17,10 @@ public class Account extends PanacheEntityBase {
     public UUID id;
 
     /** The client that opened it; no other client can see it. */
+    @Column(columnDefinition = "text")
     public String owner;
 
-    @Column(columnDefinition = "bpchar(3)")
+    @Column(columnDefinition = "char(3)")
     public String currency;
 
     /** Minor units (cents), never negative. */

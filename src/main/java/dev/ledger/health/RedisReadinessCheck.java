@@ -1,9 +1,11 @@
 package dev.ledger.health;
 
 import dev.ledger.config.LedgerConfig;
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.health.api.AsyncHealthCheck;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.mutiny.redis.client.Request;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
@@ -14,15 +16,17 @@ import java.time.Duration;
  * Readiness means "can serve". Without Redis the service still serves POSTs through Postgres
  * alone, so a Redis outage leaves it UP (Redis shown DOWN in the data) unless it is set to fail
  * closed, where it cannot serve POSTs and reports DOWN. Replaces Quarkus' own Redis check,
- * which would take the service out of rotation for an outage it survives.
+ * which would take the service out of rotation for an outage it survives. It pings through the
+ * same {@code Redis} client as the idempotency store: injecting Quarkus' {@code ReactiveRedisDataSource}
+ * as well would make Quarkus create a second client with its own pool for the same server.
  */
 @Readiness
 @ApplicationScoped
 public class RedisReadinessCheck implements AsyncHealthCheck {
-    private final ReactiveRedisDataSource redis;
+    private final Redis redis;
     private final LedgerConfig config;
 
-    public RedisReadinessCheck(ReactiveRedisDataSource redis, LedgerConfig config) {
+    public RedisReadinessCheck(Redis redis, LedgerConfig config) {
         this.redis = redis;
         this.config = config;
     }
@@ -30,7 +34,7 @@ public class RedisReadinessCheck implements AsyncHealthCheck {
     @Override
     public Uni<HealthCheckResponse> call() {
         String mode = config.redis().failClosed() ? "fail-closed" : "degrade-to-postgres";
-        return redis.execute("PING")
+        return redis.send(Request.cmd(Command.PING))
                 .ifNoItem().after(Duration.ofMillis(500)).fail()
                 .map(pong -> HealthCheckResponse.named("Redis (idempotency fast path)").up()
                         .withData("redis", "UP").withData("mode", mode).build())

@@ -19,6 +19,7 @@ public class LedgerEntry extends PanacheEntityBase {
     @Column(name = "account_id")
     public UUID accountId;
 
+    @Column(columnDefinition = "text")
     public String type;
 
     public long amount;

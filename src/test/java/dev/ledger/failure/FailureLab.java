@@ -31,7 +31,7 @@ public class FailureLab implements QuarkusTestResourceLifecycleManager {
     public Map<String, String> start() {
         try {
             String reactiveUrl = System.getenv().getOrDefault("QUARKUS_DATASOURCE_REACTIVE_URL",
-                    "postgresql://127.0.0.1:5432/ledger_test");
+                    "postgresql://127.0.0.1:5432/postgres?search_path=ledger_test");
             URI postgres = URI.create(reactiveUrl);
             redis = new RedisServer();
             redisProxy = new TcpProxy(redis.port());
@@ -39,7 +39,8 @@ public class FailureLab implements QuarkusTestResourceLifecycleManager {
             return Map.of(
                     "quarkus.redis.hosts", "redis://127.0.0.1:" + redisProxy.port(),
                     "quarkus.datasource.reactive.url",
-                    "postgresql://127.0.0.1:" + postgresProxy.port() + postgres.getPath());
+                    "postgresql://127.0.0.1:" + postgresProxy.port() + postgres.getRawPath()
+                            + (postgres.getRawQuery() == null ? "" : "?" + postgres.getRawQuery()));
         } catch (Exception e) {
             throw new IllegalStateException("Cannot start the failure lab", e);
         }
