@@ -55,6 +55,10 @@ final class RedisDatabase {
         return redis;
     }
 
+    int database() {
+        return database;
+    }
+
     /** Forgets every idempotency key, as a Redis restart, failover or flush does. */
     void flush() throws IOException {
         Object reply = command("FLUSHDB");
