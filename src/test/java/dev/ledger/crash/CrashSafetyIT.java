@@ -185,6 +185,10 @@ class CrashSafetyIT {
     /** Sends a burst while the chaos action strikes at a varying moment, then retries every key to a final answer. */
     private void round(Random random, List<String> accounts, int round, Runnable chaos, boolean restartApp) throws Exception {
         List<Request> burst = burst(random, accounts, round);
+        int total = KILL_ROUNDS + FLUSH_ROUNDS + RESTART_ROUNDS;
+        System.out.printf("[crash-safety] round %d of %d (%s): %d requests; so far %d keys, %d retries, %d crashes%n",
+                round + 1, total, round < KILL_ROUNDS ? "SIGKILL" : round < KILL_ROUNDS + FLUSH_ROUNDS ? "Redis flush"
+                        : "Redis and Postgres restart", burst.size(), requests.size(), retries, crashes);
         ScheduledFuture<?> strike = CHAOS.schedule(chaos, random.nextInt(250), TimeUnit.MILLISECONDS);
         List<CompletableFuture<Answer>> answers = burst.stream().map(this::send).toList();
         CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
@@ -258,6 +262,7 @@ class CrashSafetyIT {
                 round, KILL_ROUNDS, FLUSH_ROUNDS, RESTART_ROUNDS, requests.size(), interrupted, retries, crashes,
                 originals.values().stream().filter(a -> a.status() == 201).count(), doubleApplications);
         Files.writeString(new File("target/crash-safety-report.txt").toPath(), report);
+        System.out.print("[crash-safety] " + report);
         assertEquals(KILL_ROUNDS, crashes);
         assertEquals(0, doubleApplications, report);
     }
