@@ -21,9 +21,12 @@ public final class OpenApiText {
     public static final String KEY_REUSED = "idempotency-key-reused: the key was used for another method, path or body";
     /** The security scheme every /accounts operation requires. */
     public static final String API_KEY = "apiKey";
-    public static final String API_KEY_TEXT = "Authorization: Bearer <api-key>. Keys are configured by the operator "
-            + "(ledger.api-keys, as client-id:sha256hex); the key decides which client's accounts and Idempotency-Keys "
-            + "a request sees. Another client's account does not exist for the caller (404 account-not-found).";
+    public static final String API_KEY_TEXT = "Paste the API key alone, without the word Bearer: this is an HTTP bearer "
+            + "scheme, so Swagger UI adds `Bearer ` itself (the header sent is `Authorization: Bearer ` followed by the key). "
+            + "Dev mode (and the tests) know the development key `dev-ledger-key-0123456789abcdef`; a packaged application "
+            + "knows only the keys its operator configured (ledger.api-keys, as client-id:sha256hex). The key decides which "
+            + "client's accounts and Idempotency-Keys a request sees: another client's account does not exist for the "
+            + "caller (404 account-not-found).";
     public static final String UNAUTHORIZED = "unauthorized: the API key is missing, malformed or unknown "
             + "(WWW-Authenticate: Bearer realm=\"ledger\"); nothing is reserved or recorded";
     public static final String UNAVAILABLE = "service-unavailable: the database is unavailable or timed out and nothing "
