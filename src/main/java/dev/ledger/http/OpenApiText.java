@@ -3,9 +3,17 @@ package dev.ledger.http;
 /** Texts shared by the OpenAPI annotations of the resources, so every POST documents the same contract. */
 public final class OpenApiText {
     public static final String KEY = "Idempotency-Key";
+    /**
+     * The Idempotency-Key parameter's example, so Swagger UI pre-fills it: its request interceptor
+     * ({@code quarkus.swagger-ui.request-interceptor}) replaces exactly this value with a random key.
+     */
+    public static final String KEY_PLACEHOLDER = "new";
     public static final String KEY_TEXT = "Required on every POST. 1-255 visible ASCII characters (0x21-0x7E), bare, or as an "
-            + "RFC 8941 string in double quotes (\\\" and \\\\ escapes; the quotes are not part of the key; the 255 limit "
-            + "applies to the decoded key). Scoped to the client. A completed key replays its answer for at least 24 h.";
+            + "RFC 8941 string in double quotes (`\\\"` and `\\\\` escapes; the quotes are not part of the key; the 255 limit "
+            + "applies to the decoded key). Scoped to the client. A completed key replays its answer for at least 24 h.\n\n"
+            + "In Swagger UI, leave the value `" + KEY_PLACEHOLDER + "` to send a fresh random key on each Execute; the key sent is in "
+            + "the curl command shown under the button. To repeat a request (and see `Idempotent-Replayed: true`), paste "
+            + "that key here instead of `" + KEY_PLACEHOLDER + "` and Execute again; with another body the same key is idempotency-key-reused.";
     /** Bare visible ASCII without '"', or a quoted sf-string. */
     public static final String KEY_PATTERN = "^([!#-~]{1,255}|\"([ !#-\\[\\]-~]|\\\\[\"\\\\])+\")$";
     public static final String REPLAYED = "Idempotent-Replayed";
