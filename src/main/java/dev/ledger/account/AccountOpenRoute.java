@@ -51,7 +51,7 @@ public class AccountOpenRoute {
     @APIResponse(responseCode = "415", description = UNSUPPORTED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "422", description = KEY_REUSED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "503", description = UNAVAILABLE, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT,
+    @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT, example = KEY_PLACEHOLDER,
             schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 512, pattern = KEY_PATTERN))
     void open(RoutingContext context) {
         posts.handle(context, BODY, request -> record -> service.open(record, request));

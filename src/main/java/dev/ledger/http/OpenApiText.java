@@ -3,9 +3,17 @@ package dev.ledger.http;
 /** Texts shared by the OpenAPI annotations of the resources, so every POST documents the same contract. */
 public final class OpenApiText {
     public static final String KEY = "Idempotency-Key";
+    /**
+     * The Idempotency-Key parameter's example, so Swagger UI pre-fills it: its request interceptor
+     * ({@code quarkus.swagger-ui.request-interceptor}) replaces exactly this value with a random key.
+     */
+    public static final String KEY_PLACEHOLDER = "new";
     public static final String KEY_TEXT = "Required on every POST. 1-255 visible ASCII characters (0x21-0x7E), bare, or as an "
-            + "RFC 8941 string in double quotes (\\\" and \\\\ escapes; the quotes are not part of the key; the 255 limit "
-            + "applies to the decoded key). Scoped to the client. A completed key replays its answer for at least 24 h.";
+            + "RFC 8941 string in double quotes (`\\\"` and `\\\\` escapes; the quotes are not part of the key; the 255 limit "
+            + "applies to the decoded key). Scoped to the client. A completed key replays its answer for at least 24 h.\n\n"
+            + "In Swagger UI, leave the value `" + KEY_PLACEHOLDER + "` to send a fresh random key on each Execute; the key sent is in "
+            + "the curl command shown under the button. To repeat a request (and see `Idempotent-Replayed: true`), paste "
+            + "that key here instead of `" + KEY_PLACEHOLDER + "` and Execute again; with another body the same key is idempotency-key-reused.";
     /** Bare visible ASCII without '"', or a quoted sf-string. */
     public static final String KEY_PATTERN = "^([!#-~]{1,255}|\"([ !#-\\[\\]-~]|\\\\[\"\\\\])+\")$";
     public static final String REPLAYED = "Idempotent-Replayed";
@@ -21,9 +29,12 @@ public final class OpenApiText {
     public static final String KEY_REUSED = "idempotency-key-reused: the key was used for another method, path or body";
     /** The security scheme every /accounts operation requires. */
     public static final String API_KEY = "apiKey";
-    public static final String API_KEY_TEXT = "Authorization: Bearer <api-key>. Keys are configured by the operator "
-            + "(ledger.api-keys, as client-id:sha256hex); the key decides which client's accounts and Idempotency-Keys "
-            + "a request sees. Another client's account does not exist for the caller (404 account-not-found).";
+    public static final String API_KEY_TEXT = "Paste the API key alone, without the word Bearer: this is an HTTP bearer "
+            + "scheme, so Swagger UI adds `Bearer ` itself (the header sent is `Authorization: Bearer ` followed by the key). "
+            + "Dev mode (and the tests) know the development key `dev-ledger-key-0123456789abcdef`; a packaged application "
+            + "knows only the keys its operator configured (ledger.api-keys, as client-id:sha256hex). The key decides which "
+            + "client's accounts and Idempotency-Keys a request sees: another client's account does not exist for the "
+            + "caller (404 account-not-found).";
     public static final String UNAUTHORIZED = "unauthorized: the API key is missing, malformed or unknown "
             + "(WWW-Authenticate: Bearer realm=\"ledger\"); nothing is reserved or recorded";
     public static final String UNAVAILABLE = "service-unavailable: the database is unavailable or timed out and nothing "

@@ -61,7 +61,7 @@ public class TransactionPostRoute {
             + "balance-limit-exceeded: the credit would take the balance past 2^63-1 (recorded); or " + KEY_REUSED,
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "503", description = UNAVAILABLE, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT,
+    @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT, example = KEY_PLACEHOLDER,
             schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 512, pattern = KEY_PATTERN))
     @Parameter(name = "id", in = ParameterIn.PATH, required = true, description = "The account's id (a UUID)",
             schema = @Schema(type = SchemaType.STRING, format = "uuid"))
