@@ -20,7 +20,7 @@ ACCOUNTS=${BENCH_ACCOUNTS:-1000}
 REPLAY_KEYS=${BENCH_REPLAY_KEYS:-2000}
 PORT=${BENCH_PORT:-8099}
 SCENARIOS=${BENCH_SCENARIOS:-"new-payments replays inflight reads"}
-# The recommended JVM flags (README, Performance): a bounded heap and the serial collector keep the
+# The recommended JVM flags (docs/performance.md): a bounded heap and the serial collector keep the
 # RSS under 300 MB on this 24 GiB machine, where the JVM's defaults would let the heap grow to 6 GiB.
 BENCH_JAVA_OPTS=${BENCH_JAVA_OPTS-"-Xms64m -Xmx160m -XX:+UseSerialGC"}
 DB=ledger_bench

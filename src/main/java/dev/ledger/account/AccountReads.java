@@ -21,7 +21,7 @@ import java.util.UUID;
  * <p>Every read of a batch sees the committed state at the time of the query, which runs after
  * every request of the batch arrived: as fresh as a query of its own. Under load a query answers
  * several reads, so the service and PostgreSQL handle one statement, one write and one read of
- * the socket for them where they handled one each (README, Performance).
+ * the socket for them where they handled one each (docs/performance.md).
  */
 @ApplicationScoped
 public class AccountReads extends TurnBatcher<UUID, Account> {

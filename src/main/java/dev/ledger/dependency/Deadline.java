@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  * Bounds a call to Redis or Postgres: Mutiny's {@code ifNoItem().after(...)}, timed on the
  * caller's own Vert.x event loop. The SmallRye Fault Tolerance timeout it replaces schedules every
  * call on a timer thread of its own and wakes that thread each time: about 6% of the event loops'
- * CPU per replay in the profiles (README, Performance). A Netty event loop is a scheduled executor
+ * CPU per replay in the profiles (docs/performance.md). A Netty event loop is a scheduled executor
  * whose timers cost no wake-up when set and cancelled from the loop itself.
  *
  * <p>The failure is a {@link DependencyTimeoutException}: the Redis circuit breaker counts it and

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
  * them as one batch: the first call of a turn schedules a flush at the end of the turn (after the
  * loop has handled every socket that was ready), and the flush sends what has gathered by then.
  * Under load a batch carries several calls, so the service makes one write, and the dependency
- * one read, where each call made its own (README, Performance). Each caller gets its own result,
+ * one read, where each call made its own (docs/performance.md). Each caller gets its own result,
  * on its own Vert.x (duplicated) context. A call made off an event loop (a worker or a test
  * thread), or alone in its turn, is sent alone.
  *

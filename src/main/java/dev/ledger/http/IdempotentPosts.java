@@ -26,7 +26,7 @@ import java.util.function.Function;
  *
  * <p>The POSTs are Vert.x routes ({@code @Route}), not JAX-RS resources: on a replay, the most
  * frequent retry, Quarkus REST's resource machinery cost about a quarter of the service's CPU
- * (README, Performance); and the answers are recorded bytes, which need no entity writer.
+ * (docs/performance.md); and the answers are recorded bytes, which need no entity writer.
  */
 @ApplicationScoped
 public class IdempotentPosts {

@@ -13,7 +13,7 @@ public final class PathIds {
     /**
      * The UUID in its canonical 8-4-4-4-12 hex form, or empty. Checked by hand rather than with a
      * regular expression: every request with an id in its path runs this, and the regex was about
-     * 1% of a replay's CPU (README, Performance). {@code UUID.fromString} alone accepts short
+     * 1% of a replay's CPU (docs/performance.md). {@code UUID.fromString} alone accepts short
      * forms such as {@code 1-1-1-1-1}.
      */
     public static Optional<UUID> parse(String raw) {

@@ -52,7 +52,7 @@ public class IdempotencyStore {
      * A token that fences one request's writes to its key: this process's random id and a
      * counter, unique across processes and never repeated within one. Not {@code UUID.randomUUID()}
      * per request: that reads the blocking-free but locked system random source every time (about
-     * 1% of a replay's CPU, README Performance); the token needs uniqueness, not secrecy.
+     * 1% of a replay's CPU, docs/performance.md); the token needs uniqueness, not secrecy.
      */
     public String newOwner() {
         return ownerPrefix + Long.toHexString(ownerCounter.incrementAndGet());

@@ -16,7 +16,7 @@ import java.util.List;
  * Sends the Redis commands that one Vert.x event loop issues during one turn as one pipelined
  * write ({@link TurnBatcher}): one batch on one pooled connection. Under load a write carries
  * several commands, so the service makes one system call, and Redis one read, where it made one
- * per command (README, Performance: a replay's CPU fell by about 40%). Each command keeps its own
+ * per command (docs/performance.md). Each command keeps its own
  * reply, in order.
  *
  * <p>A batch that fails as a whole (an error reply to any of its commands, such as NOSCRIPT after

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * <p>The breaker is Resilience4j's: a state machine the call asks for permission and tells its
  * outcome, on the caller's thread. SmallRye Fault Tolerance's guard, used before, dispatches every
  * guarded call twice more on the Vert.x event loop (on the way in and on the way out); with its
- * timeout that was about a sixth of the CPU of a replay (README, Performance).
+ * timeout that was about a sixth of the CPU of a replay (docs/performance.md).
  */
 @ApplicationScoped
 public class RedisScripts {

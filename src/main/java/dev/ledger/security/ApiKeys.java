@@ -56,7 +56,7 @@ public class ApiKeys {
     static List<Entry> parse(String setting) {
         if (setting.isBlank()) {
             throw new ConfigurationException(SETTING + " (environment variable LEDGER_API_KEYS) is not set: configure "
-                    + "at least one client-id:sha256hex entry (see README, Security), or set ledger.auth.enabled=false");
+                    + "at least one client-id:sha256hex entry (see docs/security.md), or set ledger.auth.enabled=false");
         }
         String[] items = setting.split(",", -1);
         List<Entry> parsed = new ArrayList<>(items.length);

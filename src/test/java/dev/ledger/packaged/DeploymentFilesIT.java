@@ -39,11 +39,16 @@ class DeploymentFilesIT {
     static final String LIVE = "/q/health/live";
     static final String READY = "/q/health/ready";
     static final String STARTED = "/q/health/started";
-    /** The standard Quarkus settings the service is configured with (README "Configuration"). */
+    /** The standard Quarkus settings the service is configured with (docs/configuration.md). */
     static final Set<String> QUARKUS_SETTINGS = Set.of("QUARKUS_HTTP_PORT", "QUARKUS_DATASOURCE_REACTIVE_URL",
             "QUARKUS_DATASOURCE_JDBC_URL", "QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD", "QUARKUS_REDIS_HOSTS");
     static final List<String> DOCKERFILES = List.of("Dockerfile.jvm", "Dockerfile.native", "Dockerfile.native-micro",
             "Dockerfile.native-build");
+    /** Where the settings are documented: the table under "## Settings". */
+    static final Path CONFIGURATION_DOC = Path.of("docs/configuration.md");
+    /** Where the operator creates the Kubernetes Secret (a kubectl create secret command). */
+    static final Path DEPLOYMENT_DOC = Path.of("docs/deployment.md");
+    static final String SECRET_COMMAND = "kubectl create secret in " + DEPLOYMENT_DOC;
 
     private static final YAMLMapper YAML = new YAMLMapper();
 
@@ -77,10 +82,8 @@ class DeploymentFilesIT {
     }
 
     @Test
-    void theReadmeConfigurationTableListsExactlyTheSettingsTheApplicationReads() throws IOException {
-        String readme = Files.readString(Path.of("README.md"));
-        String section = readme.substring(readme.indexOf("\n## Configuration"));
-        section = section.substring(0, section.indexOf("\n## ", 5));
+    void theConfigurationTableListsExactlyTheSettingsTheApplicationReads() throws IOException {
+        String section = section(CONFIGURATION_DOC, "Settings");
         Set<String> documented = new TreeSet<>();
         Matcher variable = Pattern.compile("`((?:LEDGER|QUARKUS)_[A-Z0-9_]+)`").matcher(section);
         while (variable.find()) {
@@ -98,7 +101,7 @@ class DeploymentFilesIT {
         Map<String, List<String>> setBy = Map.of(
                 "compose.yaml (ledger)", names(compose().path("services").path("ledger").path("environment")),
                 "ConfigMap", names(configMap().path("data")),
-                "README kubectl create secret", secretKeysInReadme());
+                SECRET_COMMAND, secretKeysInDeploymentDoc());
         for (Map.Entry<String, List<String>> file : setBy.entrySet()) {
             assertFalse(file.getValue().isEmpty(), file.getKey() + " sets nothing");
             List<String> unknown = new ArrayList<>(file.getValue());
@@ -107,7 +110,7 @@ class DeploymentFilesIT {
         }
         // The secrets are in the Secret, not the ConfigMap, and the Secret has them all.
         List<String> secrets = List.of("QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD", "LEDGER_API_KEYS");
-        assertTrue(setBy.get("README kubectl create secret").containsAll(secrets), setBy.get("README kubectl create secret").toString());
+        assertTrue(setBy.get(SECRET_COMMAND).containsAll(secrets), setBy.get(SECRET_COMMAND).toString());
         assertTrue(setBy.get("ConfigMap").stream().noneMatch(secrets::contains), setBy.get("ConfigMap").toString());
         // The probes and the Service use 8080: the port is not something the ConfigMap may change.
         assertFalse(setBy.get("ConfigMap").contains("QUARKUS_HTTP_PORT"));
@@ -129,7 +132,7 @@ class DeploymentFilesIT {
         long requested = mebibytes(resources.path("requests").path("memory").asText());
         long limit = mebibytes(resources.path("limits").path("memory").asText());
         assertTrue(requested > 0 && limit >= requested, "memory request " + requested + " Mi, limit " + limit + " Mi");
-        // Above what the JVM was measured to hold after a load (README "Memory"), heap bounded to half of it.
+        // Above what the JVM was measured to hold after a load (docs/performance.md), heap bounded to half of it.
         assertTrue(limit >= 640, "memory limit " + limit + " Mi");
         assertFalse(resources.path("requests").path("cpu").isMissingNode());
         assertFalse(resources.path("limits").path("cpu").isMissingNode());
@@ -146,8 +149,8 @@ class DeploymentFilesIT {
         }
         assertEquals(List.of(configMap().path("metadata").path("name").asText()), configMaps);
         assertEquals(1, secrets.size());
-        assertTrue(Files.readString(Path.of("README.md")).contains("kubectl create secret generic " + secrets.get(0)),
-                "the README creates the Secret " + secrets.get(0));
+        assertTrue(Files.readString(DEPLOYMENT_DOC).contains("kubectl create secret generic " + secrets.get(0)),
+                DEPLOYMENT_DOC + " creates the Secret " + secrets.get(0));
 
         JsonNode service = kubernetes("Service");
         assertEquals(PORT, service.path("spec").path("ports").get(0).path("targetPort").asInt());
@@ -233,9 +236,18 @@ class DeploymentFilesIT {
         return names;
     }
 
-    private static List<String> secretKeysInReadme() throws IOException {
+    /** The text of a Markdown file's "## heading" section, up to the next "## " heading or the end. */
+    private static String section(Path file, String heading) throws IOException {
+        String text = Files.readString(file);
+        int start = text.indexOf("\n## " + heading + "\n");
+        assertTrue(start >= 0, file + " has no section '## " + heading + "'");
+        int end = text.indexOf("\n## ", start + 1);
+        return end < 0 ? text.substring(start) : text.substring(start, end);
+    }
+
+    private static List<String> secretKeysInDeploymentDoc() throws IOException {
         List<String> keys = new ArrayList<>();
-        Matcher literal = Pattern.compile("--from-literal=([A-Z0-9_]+)=").matcher(Files.readString(Path.of("README.md")));
+        Matcher literal = Pattern.compile("--from-literal=([A-Z0-9_]+)=").matcher(Files.readString(DEPLOYMENT_DOC));
         while (literal.find()) {
             keys.add(literal.group(1));
         }
