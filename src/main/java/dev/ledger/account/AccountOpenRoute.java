@@ -1,7 +1,6 @@
 package dev.ledger.account;
 
 import dev.ledger.http.IdempotentPosts;
-import dev.ledger.problem.Problem;
 import io.quarkus.vertx.web.Route;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.core.MediaType;
@@ -38,21 +37,15 @@ public class AccountOpenRoute {
     }
 
     @Route(path = "/accounts", methods = Route.HttpMethod.POST)
-    @Operation(operationId = "openAccount", summary = "Open an account", description = "A retry with the same Idempotency-Key and body returns the same account. " + REPLAY)
+    @Operation(operationId = "openAccount", summary = "Open an account",
+            description = "A retry with the same Idempotency-Key and body answers the same account, as a replay.")
     @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = OpenAccountRequest.class)))
     @APIResponse(responseCode = "201", description = "Opened (or replayed)",
-            headers = {@Header(name = "Location", description = "/accounts/{id}", schema = @Schema(type = SchemaType.STRING)),
+            headers = {@Header(name = "Location", description = "`/accounts/{id}`", schema = @Schema(type = SchemaType.STRING)),
                     @Header(name = REPLAYED, description = REPLAYED_TEXT, schema = @Schema(type = SchemaType.STRING, enumeration = "true"))},
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = AccountView.class)))
-    @APIResponse(responseCode = "400", description = BAD_POST, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "401", description = UNAUTHORIZED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "409", description = IN_PROGRESS, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "413", description = TOO_LARGE, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "415", description = UNSUPPORTED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "422", description = KEY_REUSED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "503", description = UNAVAILABLE, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT, example = KEY_PLACEHOLDER,
-            schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 512, pattern = KEY_PATTERN))
+            schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = KEY_MAX_ENCODED, pattern = KEY_PATTERN))
     void open(RoutingContext context) {
         posts.handle(context, BODY, request -> record -> service.open(record, request));
     }

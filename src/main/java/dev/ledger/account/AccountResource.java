@@ -2,16 +2,17 @@ package dev.ledger.account;
 
 import dev.ledger.http.Caller;
 import dev.ledger.http.PathIds;
-import dev.ledger.problem.Problem;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
@@ -36,13 +37,12 @@ public class AccountResource {
 
     @GET
     @Path("/{id}")
-    @Operation(operationId = "getAccount", summary = "Read an account")
+    @Operation(operationId = "getAccount", summary = "Read an account",
+            description = "The account with its balance and lastSequence, if it is the caller's.")
     @APIResponse(responseCode = "200", description = "The account",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = AccountView.class)))
-    @APIResponse(responseCode = "401", description = UNAUTHORIZED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "404", description = "account-not-found (unknown id, not a UUID, or another client's)",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public Uni<AccountView> get(@RestPath String id) {
+    public Uni<AccountView> get(@Parameter(description = ACCOUNT_ID, schema = @Schema(type = SchemaType.STRING, format = "uuid"))
+                                @RestPath String id) {
         return PathIds.parse(id)
                 .map(uuid -> service.find(uuid, caller.clientId()))
                 .orElseGet(() -> Uni.createFrom().failure(AccountService.notFound()));

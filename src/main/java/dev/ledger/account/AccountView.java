@@ -1,19 +1,21 @@
 package dev.ledger.account;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import java.time.Instant;
 import java.util.UUID;
 
 @RegisterForReflection
-@Schema(name = "Account")
+@Schema(name = "Account", additionalProperties = Schema.False.class)
 public record AccountView(
-        UUID id,
+        @Schema(type = SchemaType.STRING, format = "uuid", example = "3f0c6f2e-8a4b-4c1d-9e7f-2b5a6c8d9e01") UUID id,
         @Schema(example = "EUR", pattern = "^[A-Z]{3}$") String currency,
-        @Schema(description = "Minor units (cents)", minimum = "0") long balance,
-        @Schema(description = "Sequence of the last applied transaction; 0 before any") long lastSequence,
-        Instant createdAt) {
+        @Schema(description = "Minor units (cents)", minimum = "0", example = "10000") long balance,
+        @Schema(description = "Sequence of the last applied transaction; 0 before any", minimum = "0", example = "1")
+        long lastSequence,
+        @Schema(type = SchemaType.STRING, format = "date-time", example = "2026-11-21T10:00:00Z") Instant createdAt) {
 
     static AccountView of(Account account) {
         return new AccountView(account.id, account.currency, account.balance, account.lastSequence, account.createdAt);

@@ -1,6 +1,9 @@
 package dev.ledger.http;
 
-/** Texts shared by the OpenAPI annotations of the resources, so every POST documents the same contract. */
+/**
+ * Texts of the OpenAPI document: the idempotency policy (the document's description, set by
+ * {@link ApiDocument}) and what the operations' annotations share.
+ */
 public final class OpenApiText {
     public static final String KEY = "Idempotency-Key";
     /**
@@ -8,37 +11,66 @@ public final class OpenApiText {
      * ({@code quarkus.swagger-ui.request-interceptor}) replaces exactly this value with a random key.
      */
     public static final String KEY_PLACEHOLDER = "new";
-    public static final String KEY_TEXT = "Required on every POST. 1-255 visible ASCII characters (0x21-0x7E), bare, or as an "
-            + "RFC 8941 string in double quotes (`\\\"` and `\\\\` escapes; the quotes are not part of the key; the 255 limit "
-            + "applies to the decoded key). Scoped to the client. A completed key replays its answer for at least 24 h.\n\n"
-            + "In Swagger UI, leave the value `" + KEY_PLACEHOLDER + "` to send a fresh random key on each Execute; the key sent is in "
-            + "the curl command shown under the button. To repeat a request (and see `Idempotent-Replayed: true`), paste "
-            + "that key here instead of `" + KEY_PLACEHOLDER + "` and Execute again; with another body the same key is idempotency-key-reused.";
+    public static final String KEY_TEXT = "Required on every POST; see the idempotency policy in the API's description. "
+            + "1-255 visible ASCII characters (0x21-0x7E), bare, or as an RFC 8941 string in double quotes (`\\\"` and "
+            + "`\\\\` escapes; the quotes are not part of the key; the 255 limit applies to the decoded key, so the quoted "
+            + "form may be longer).\n\n"
+            + "In Swagger UI, leave the value `" + KEY_PLACEHOLDER + "` to send a fresh random key on each Execute; the key "
+            + "sent is in the curl command shown under the button. To repeat a request (and see `Idempotent-Replayed: true`), "
+            + "paste that key here instead of `" + KEY_PLACEHOLDER + "` and Execute again; with another body the same key is "
+            + "idempotency-key-reused.";
     /** Bare visible ASCII without '"', or a quoted sf-string. */
     public static final String KEY_PATTERN = "^([!#-~]{1,255}|\"([ !#-\\[\\]-~]|\\\\[\"\\\\])+\")$";
+    /** The longest quoted key: 255 decoded characters, each escaped, within its quotes. */
+    public static final int KEY_MAX_ENCODED = 2 + 2 * 255;
     public static final String REPLAYED = "Idempotent-Replayed";
-    public static final String REPLAYED_TEXT = "\"true\" when this is the recorded answer of an earlier request with the same key";
-    public static final String REPLAY = "A completed key answers its recorded status, body, Content-Type and Location again, "
-            + "with Idempotent-Replayed: true; business 404/409/422 answers are recorded and replayed like a 201.";
-    public static final String BAD_POST = "invalid-request (malformed JSON or invalid UTF-8, missing or wrong-typed member, "
-            + "out of range, unknown member), idempotency-key-missing, idempotency-key-invalid";
-    public static final String IN_PROGRESS = "request-in-progress: a request with this key is in flight; Retry-After gives "
-            + "the remaining lease in seconds";
-    public static final String TOO_LARGE = "payload-too-large: the body exceeds ledger.request.max-body-bytes (64 KiB)";
-    public static final String UNSUPPORTED = "unsupported-media-type: the body is not application/json";
-    public static final String KEY_REUSED = "idempotency-key-reused: the key was used for another method, path or body";
+    public static final String REPLAYED_TEXT = "`true` when this is the recorded answer of an earlier request with the same "
+            + "key (absent on a first answer)";
+    public static final String ACCOUNT_ID = "The account's id (a UUID), as `openAccount` answered it";
+    public static final String TRANSACTION_ID = "The transaction's id (a UUID), as `postTransaction` answered it";
     /** The security scheme every /accounts operation requires. */
-    public static final String API_KEY = "apiKey";
+    public static final String API_KEY = "bearerApiKey";
     public static final String API_KEY_TEXT = "Paste the API key alone, without the word Bearer: this is an HTTP bearer "
             + "scheme, so Swagger UI adds `Bearer ` itself (the header sent is `Authorization: Bearer ` followed by the key). "
-            + "Dev mode (and the tests) know the development key `dev-ledger-key-0123456789abcdef`; a packaged application "
-            + "knows only the keys its operator configured (ledger.api-keys, as client-id:sha256hex). The key decides which "
+            + "Dev mode knows the development key that the project's README gives; a packaged application knows only the "
+            + "keys its operator configured (ledger.api-keys, as client-id:sha256hex). The key decides which "
             + "client's accounts and Idempotency-Keys a request sees: another client's account does not exist for the "
             + "caller (404 account-not-found).";
-    public static final String UNAUTHORIZED = "unauthorized: the API key is missing, malformed or unknown "
-            + "(WWW-Authenticate: Bearer realm=\"ledger\"); nothing is reserved or recorded";
-    public static final String UNAVAILABLE = "service-unavailable: the database is unavailable or timed out and nothing "
-            + "was applied; retry after Retry-After seconds with the same key";
+
+    /** The idempotency policy, stated once: the document's description. */
+    public static final String POLICY = """
+            Payment ledger whose every POST is applied at most once, however often a client retries it.
+
+            **Authentication.** Every request outside `/q/` sends `Authorization: Bearer <api-key>` (in Swagger UI: \
+            *Authorize*, then paste the key alone). A missing, malformed or unknown key is 401 `unauthorized`, \
+            decided before anything else.
+
+            **Idempotency policy.**
+            - *Key*: every POST sends an `Idempotency-Key` of 1-255 visible ASCII characters (0x21-0x7E), or the \
+            same as an RFC 8941 string in double quotes. A key belongs to the client that sent it: two clients' \
+            equal keys are two keys.
+            - *Request*: a key is matched with a fingerprint of the request: method, path and the JSON body compared \
+            by meaning (white space and member order do not matter). The same key with another request is 422 \
+            `idempotency-key-reused`, and the key keeps its first answer.
+            - *What is recorded*: the first request that reaches a definite business answer records it with the key: \
+            201, and the refusals 404 `account-not-found`, 409 `stale-sequence`, 422 `insufficient-funds` and 422 \
+            `balance-limit-exceeded`. Every retry with the same key and request gets that answer again, even after \
+            the fast path (Redis) lost its data: the record is in PostgreSQL, written in the same transaction as the \
+            balance change. Nothing else is recorded (400s, 401, 406, 409 `request-in-progress`, 413, 415, 422 \
+            `idempotency-key-reused`, 500, 503): the key stays free and a retry executes afresh, at most once.
+            - *Replay*: the recorded status, body, `Content-Type` and `Location`, byte for byte, plus \
+            `Idempotent-Replayed: true`.
+            - *Retention*: a completed key replays its answer for at least 24 hours (`ledger.idempotency.retention`).
+            - *Lease*: while a request is in flight its key is leased for 30 seconds (`ledger.idempotency.lease`); a \
+            duplicate meanwhile gets 409 `request-in-progress` with `Retry-After` (the lease's remaining seconds, at \
+            least 1). A lease outlives a crashed instance only until it expires.
+            - *503*: a 503 `service-unavailable` means the request may or may not have been applied. Retry with the \
+            same key: it is applied at most once, and the retry answers with the outcome.
+
+            **Errors.** Every error body is RFC 9457 `application/problem+json`: `type` is a URI reference \
+            `/problems/<slug>`, `title`, `status`, `detail`, and the extension members `balance` or `lastSequence` \
+            where a client needs the number. Any path also answers 404 `not-found` when nothing is there, and 405 \
+            `method-not-allowed` with `Allow` for a method the path does not take. The problem types:""";
 
     private OpenApiText() {
     }

@@ -10,12 +10,13 @@ import java.util.List;
 /** Body of {@code POST /accounts/{id}/transactions}. */
 @Schema(name = "PostTransactionRequest", additionalProperties = Schema.False.class)
 public record PostTransactionRequest(
-        @Schema(required = true) TransactionType type,
-        @Schema(required = true, minimum = "1", maximum = "1000000000000000",
+        @Schema(required = true, example = "CREDIT") TransactionType type,
+        @Schema(required = true, minimum = "1", maximum = "1000000000000000", example = "10000",
                 description = "Integer minor units (cents); not a float or a string") long amount,
-        @Schema(required = true, minimum = "1", maximum = "9223372036854775807",
-                description = "Applied only if greater than the account's lastSequence; gaps are allowed") long sequence,
-        @Schema(maxLength = 255, nullable = true) String reference) {
+        @Schema(required = true, minimum = "1", maximum = "9223372036854775807", example = "1",
+                description = "Applied only if greater than the account's lastSequence (0 on a new account); gaps are allowed")
+        long sequence,
+        @Schema(maxLength = 255, nullable = true, example = "invoice-7") String reference) {
 
     public static final long MAX_AMOUNT = 1_000_000_000_000_000L;
     public static final int MAX_REFERENCE = 255;

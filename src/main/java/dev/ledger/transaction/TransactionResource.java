@@ -4,7 +4,6 @@ import dev.ledger.http.Caller;
 import dev.ledger.http.PathIds;
 import dev.ledger.http.QueryParams;
 import dev.ledger.account.AccountService;
-import dev.ledger.problem.Problem;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.GET;
@@ -43,18 +42,16 @@ public class TransactionResource {
     }
 
     @GET
-    @Operation(operationId = "listTransactions", summary = "List applied transactions", description = "Ascending by sequence, after the given sequence.")
-    @APIResponse(responseCode = "200", description = "A page; next is the 'after' of the next page or null at the end",
+    @Operation(operationId = "listTransactions", summary = "List applied transactions",
+            description = "Ascending by sequence, after the given sequence.")
+    @APIResponse(responseCode = "200", description = "A page; `next` is the `after` of the next page, or null at the end",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = TransactionPage.class)))
-    @APIResponse(responseCode = "400", description = "invalid-request: after or limit not an integer or out of range",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "401", description = UNAUTHORIZED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "404", description = "account-not-found",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @Parameter(name = "id", in = ParameterIn.PATH, required = true, description = ACCOUNT_ID,
+            schema = @Schema(type = SchemaType.STRING, format = "uuid"))
     @Parameter(name = "after", in = ParameterIn.QUERY, description = "Return transactions with sequence greater than this (default 0)",
             schema = @Schema(type = SchemaType.INTEGER, format = "int64", minimum = "0"))
     @Parameter(name = "limit", in = ParameterIn.QUERY, description = "Page size, 1-500 (default 50)",
-            schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "500"))
+            schema = @Schema(type = SchemaType.INTEGER, format = "int32", minimum = "1", maximum = "500"))
     public Uni<TransactionPage> list(@RestPath String id, @Context HttpServerRequest http) {
         // Raw parameters: an empty value (limit=) is an invalid value, not an absent one.
         long afterValue = QueryParams.integer("after", http.getParam("after"), 0, 0, Long.MAX_VALUE);
@@ -66,13 +63,14 @@ public class TransactionResource {
 
     @GET
     @Path("/{txId}")
-    @Operation(operationId = "getTransaction", summary = "Read one transaction")
+    @Operation(operationId = "getTransaction", summary = "Read one transaction",
+            description = "One applied transaction of the caller's account.")
     @APIResponse(responseCode = "200", description = "The transaction",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = TransactionView.class)))
-    @APIResponse(responseCode = "401", description = UNAUTHORIZED, content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "404", description = "account-not-found when the account is unknown or another client's; "
-            + "transaction-not-found when the transaction is not in the account",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @Parameter(name = "id", in = ParameterIn.PATH, required = true, description = ACCOUNT_ID,
+            schema = @Schema(type = SchemaType.STRING, format = "uuid"))
+    @Parameter(name = "txId", in = ParameterIn.PATH, required = true, description = TRANSACTION_ID,
+            schema = @Schema(type = SchemaType.STRING, format = "uuid"))
     public Uni<TransactionView> get(@RestPath String id, @RestPath String txId) {
         return PathIds.parse(id)
                 .map(uuid -> service.find(uuid, caller.clientId(), PathIds.parse(txId).orElse(null)))

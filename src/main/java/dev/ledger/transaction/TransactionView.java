@@ -1,22 +1,24 @@
 package dev.ledger.transaction;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import java.time.Instant;
 import java.util.UUID;
 
 @RegisterForReflection
-@Schema(name = "Transaction")
+@Schema(name = "Transaction", additionalProperties = Schema.False.class)
 public record TransactionView(
-        UUID id,
-        UUID accountId,
+        @Schema(type = SchemaType.STRING, format = "uuid", example = "9a1e4c7b-2d3f-4e5a-8b6c-7d8e9f0a1b2c") UUID id,
+        @Schema(type = SchemaType.STRING, format = "uuid", example = "3f0c6f2e-8a4b-4c1d-9e7f-2b5a6c8d9e01") UUID accountId,
         TransactionType type,
-        @Schema(description = "Minor units (cents)") long amount,
-        long sequence,
-        @Schema(nullable = true) String reference,
-        @Schema(description = "The account's balance right after this transaction") long balanceAfter,
-        Instant createdAt) {
+        @Schema(description = "Minor units (cents)", minimum = "1", example = "10000") long amount,
+        @Schema(minimum = "1", example = "1") long sequence,
+        @Schema(nullable = true, example = "invoice-7") String reference,
+        @Schema(description = "The account's balance right after this transaction", minimum = "0", example = "10000")
+        long balanceAfter,
+        @Schema(type = SchemaType.STRING, format = "date-time", example = "2026-11-21T10:00:01Z") Instant createdAt) {
 
     static TransactionView of(LedgerEntry entry) {
         return new TransactionView(entry.id, entry.accountId, TransactionType.valueOf(entry.type), entry.amount,

@@ -1,9 +1,14 @@
 package dev.ledger.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.LedgerApi;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -58,8 +63,8 @@ class OperatingSurfaceTest {
     void openApiDocumentsTheApiKeyOnEveryOperation() {
         JsonPath api = given().queryParam("format", "json").when().get("/q/openapi")
                 .then().statusCode(200).extract().jsonPath();
-        assertEquals("http", api.getString("components.securitySchemes.apiKey.type"));
-        assertEquals("bearer", api.getString("components.securitySchemes.apiKey.scheme"));
+        assertEquals("http", api.getString("components.securitySchemes.bearerApiKey.type"));
+        assertEquals("bearer", api.getString("components.securitySchemes.bearerApiKey.scheme"));
         int operations = 0;
         for (String path : List.of("/accounts", "/accounts/{id}", "/accounts/{id}/transactions", "/accounts/{id}/transactions/{txId}")) {
             Map<String, Object> methods = api.getMap("paths.'" + path + "'");
@@ -69,11 +74,66 @@ class OperatingSurfaceTest {
                 }
                 String operation = "paths.'" + path + "'." + method;
                 assertTrue(api.getMap(operation + ".responses").containsKey("401"), operation);
-                assertEquals(List.of(Map.of("apiKey", List.of())), api.getList(operation + ".security"), operation);
+                assertEquals(List.of(Map.of("bearerApiKey", List.of())), api.getList(operation + ".security"), operation);
+                assertNotNull(api.get(operation + ".responses.'401'.headers.WWW-Authenticate"), operation);
+                assertTrue(api.getMap(operation + ".responses").keySet().containsAll(List.of("406", "500", "503")), operation);
+                assertNotNull(api.get(operation + ".responses.'503'.headers.Retry-After"), operation);
                 operations++;
             }
         }
         assertEquals(5, operations);
+    }
+
+    @Test
+    void openApiDescribesProblemsAsTheServiceSendsThem() {
+        JsonPath api = given().queryParam("format", "json").when().get("/q/openapi")
+                .then().statusCode(200).extract().jsonPath();
+        List<String> types = api.getList("components.schemas.Problem.properties.type.enum");
+        assertTrue(types.contains("/problems/insufficient-funds"), types.toString());
+        assertTrue(types.stream().allMatch(type -> type.matches("/problems/[a-z-]+")), types.toString());
+        assertNull(api.get("components.schemas.ProblemType"));
+        assertNull(api.get("components.schemas.Problem.properties.extensions"));
+        assertNotNull(api.get("components.schemas.Problem.properties.balance"));
+        assertNotNull(api.get("components.schemas.Problem.properties.lastSequence"));
+
+        String post = "paths.'/accounts/{id}/transactions'.post.responses";
+        assertNotNull(api.get(post + ".'409'.headers.Retry-After"));
+        for (String recorded : List.of("404", "409", "422")) {
+            assertNotNull(api.get(post + ".'" + recorded + "'.headers.Idempotent-Replayed"), recorded);
+        }
+        assertEquals(900, (int) api.get(post + ".'422'.content.'application/problem+json'.examples.insufficient-funds.value.balance"));
+        assertTrue(api.getString("info.description").contains("24 hours"));
+        assertTrue(api.getString("info.description").contains("may or may not have been applied"));
+    }
+
+    @Test
+    void openApiExamplesSucceedAsGiven() {
+        JsonPath api = given().queryParam("format", "json").when().get("/q/openapi")
+                .then().statusCode(200).extract().jsonPath();
+        Map<String, Object> open = examples(api, "OpenAccountRequest");
+        Map<String, Object> credit = examples(api, "PostTransactionRequest");
+
+        Response opened = LedgerApi.post("/accounts", LedgerApi.newKey(), toJson(open));
+        String account = opened.path("id");
+        assertEquals(201, opened.statusCode(), opened.asString());
+        Response posted = LedgerApi.postTransaction(account, LedgerApi.newKey(), toJson(credit));
+        assertEquals(201, posted.statusCode(), posted.asString());
+    }
+
+    /** The body Swagger UI fills in for a schema: each member's example. */
+    private static Map<String, Object> examples(JsonPath api, String schema) {
+        Map<String, Map<String, Object>> members = api.getMap("components.schemas." + schema + ".properties");
+        Map<String, Object> body = new LinkedHashMap<>();
+        members.forEach((member, property) -> body.put(member, property.get("example")));
+        return body;
+    }
+
+    private static String toJson(Map<String, Object> body) {
+        try {
+            return new ObjectMapper().writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test
