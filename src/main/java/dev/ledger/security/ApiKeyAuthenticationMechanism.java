@@ -52,6 +52,9 @@ public class ApiKeyAuthenticationMechanism implements HttpAuthenticationMechanis
         MISSING("This API needs an API key: send Authorization: Bearer <api-key>"),
         MALFORMED("The Authorization header must be 'Bearer <api-key>', with a key of " + MIN_KEY_LENGTH + " to "
                 + MAX_KEY_LENGTH + " visible ASCII characters"),
+        /** "Bearer Bearer <key>": the key pasted with its scheme where the scheme is added already (Swagger UI). */
+        SCHEME_TWICE("The Authorization header names the scheme twice: send 'Bearer <api-key>' once (in Swagger UI, "
+                + "paste the key alone: it adds 'Bearer ' itself)"),
         UNKNOWN("The API key is not valid");
 
         final String detail;
@@ -75,7 +78,7 @@ public class ApiKeyAuthenticationMechanism implements HttpAuthenticationMechanis
         }
         Optional<String> key = headers.size() == 1 ? bearerKey(headers.get(0)) : Optional.empty();
         if (key.isEmpty()) {
-            context.put(FAILURE, Failure.MALFORMED);
+            context.put(FAILURE, headers.size() == 1 && schemeTwice(headers.get(0)) ? Failure.SCHEME_TWICE : Failure.MALFORMED);
             return Uni.createFrom().failure(new AuthenticationFailedException("malformed Authorization header"));
         }
         ApiKeyAuthenticationRequest request = new ApiKeyAuthenticationRequest(key.get());
@@ -108,6 +111,12 @@ public class ApiKeyAuthenticationMechanism implements HttpAuthenticationMechanis
             }
         }
         return Optional.of(key);
+    }
+
+    /** {@code Bearer Bearer ...}, in any case and spacing. */
+    static boolean schemeTwice(String header) {
+        String[] words = header.trim().split(" +", 3);
+        return words.length >= 2 && words[0].equalsIgnoreCase(SCHEME) && words[1].equalsIgnoreCase(SCHEME);
     }
 
     @Override

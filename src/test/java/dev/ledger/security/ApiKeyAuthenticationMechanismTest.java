@@ -5,6 +5,8 @@ import org.junit.jupiter.api.Test;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Which {@code Authorization} values carry a well-formed API key. */
 class ApiKeyAuthenticationMechanismTest {
@@ -24,6 +26,16 @@ class ApiKeyAuthenticationMechanismTest {
         assertEquals(Optional.of(visible), ApiKeyAuthenticationMechanism.bearerKey("Bearer " + visible));
         assertEquals(24, ApiKeyAuthenticationMechanism.bearerKey("Bearer " + "k".repeat(24)).orElseThrow().length());
         assertEquals(512, ApiKeyAuthenticationMechanism.bearerKey("Bearer " + "k".repeat(512)).orElseThrow().length());
+    }
+
+    @Test
+    void tellsTheSchemeSentTwice() {
+        for (String header : new String[]{"Bearer Bearer " + KEY, "bearer  BEARER " + KEY, " Bearer Bearer"}) {
+            assertEquals(Optional.empty(), ApiKeyAuthenticationMechanism.bearerKey(header), header);
+            assertTrue(ApiKeyAuthenticationMechanism.schemeTwice(header), header);
+        }
+        assertFalse(ApiKeyAuthenticationMechanism.schemeTwice("Bearer " + KEY));
+        assertFalse(ApiKeyAuthenticationMechanism.schemeTwice("Bearer Bearerish-key-0123456789abcdef"));
     }
 
     @Test

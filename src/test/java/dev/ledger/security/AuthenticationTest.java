@@ -125,6 +125,10 @@ class AuthenticationTest {
         assertTrue(missing.<String>path("detail").contains("Authorization: Bearer"), missing.asString());
         Response malformed = with(List.of("Bearer short")).get("/accounts/x");
         assertTrue(malformed.<String>path("detail").contains("24 to 512"), malformed.asString());
+        Response twice = with(List.of("Bearer Bearer " + DEV.apiKey())).get("/accounts/x");
+        assertEquals(401, twice.statusCode());
+        assertTrue(twice.<String>path("detail").contains("names the scheme twice"), twice.asString());
+        assertFalse(twice.asString().contains(DEV.apiKey()));
         Response unknown = with(List.of("Bearer " + UNKNOWN_KEY)).get("/accounts/x");
         assertEquals("The API key is not valid", unknown.path("detail"));
         assertFalse(unknown.asString().contains(UNKNOWN_KEY));
