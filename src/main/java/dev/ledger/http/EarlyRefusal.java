@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * Answers a problem decided from the request line and headers alone, before the body is read
- * ({@link AcceptableResponses}, {@link DeclaredBodyLimit}).
+ * ({@link RequestLimits}, {@link AcceptableResponses}, {@link DeclaredBodyLimit}).
  *
  * <p>The body stays unread: once the answer is sent, Quarkus resumes the request it paused
  * ({@code ResumingRequestWrapper}, as {@code quarkus.http.limits.max-body-size} is set) and Vert.x drops

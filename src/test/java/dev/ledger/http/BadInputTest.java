@@ -10,9 +10,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
@@ -265,31 +262,22 @@ class BadInputTest {
         assertEquals(0, entryCount(account));
     }
 
-    /** The status line the server answers a raw request with. */
-    private String statusLine(String request) throws Exception {
-        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
-            socket.setSoTimeout(10_000);
-            OutputStream out = socket.getOutputStream();
-            out.write(request.getBytes(StandardCharsets.ISO_8859_1));
-            out.flush();
-            return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1)).readLine();
-        }
-    }
-
     @Test
-    void headersOverTheLimitAreRefusedByTheHttpLayer() throws Exception {
+    void anInvalidHeaderCharacterIsRefusedBeforeAnythingRuns() throws Exception {
+        // Vert.x validates header values as Netty's decoder reads them; the decoder marks the request failed
+        // and Vert.x answers it with its default invalid request handler, before any handler of the
+        // application: a bare 400 that Quarkus gives no way to replace (README, Errors). What the test can
+        // hold: a 400, the connection closed (the application's own 400 would keep it), nothing applied.
         String account = newAccount();
-        // quarkus.http.limits.max-header-size=16K: the HTTP codec answers before any handler runs (no body)
-        String tooLarge = "GET /accounts/" + account + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: " + ApiClient.DEV.authorization()
-                + "\r\nX-Padding: " + "x".repeat(20_000) + "\r\n\r\n";
-        assertEquals("HTTP/1.1 431 Request Header Fields Too Large", statusLine(tooLarge));
-        String manySmall = "GET /accounts/" + account + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: " + ApiClient.DEV.authorization()
-                + "\r\n" + "X-Padding: 0123456789\r\n".repeat(1_000) + "\r\n";
-        assertEquals("HTTP/1.1 431 Request Header Fields Too Large", statusLine(manySmall));
-        // just under the limit is served
-        String underTheLimit = "GET /accounts/" + account + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: "
-                + ApiClient.DEV.authorization() + "\r\nX-Padding: " + "x".repeat(15_000) + "\r\n\r\n";
-        assertEquals("HTTP/1.1 200 OK", statusLine(underTheLimit));
+        String body = transaction("CREDIT", 5, 1);
+        try (RawHttp http = new RawHttp(base)) {
+            http.send("POST /accounts/" + account + "/transactions HTTP/1.1\r\nHost: localhost\r\nAuthorization: "
+                    + ApiClient.DEV.authorization() + "\r\nIdempotency-Key: k\u0001" + newKey() + "\r\nContent-Type: application/json"
+                    + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body);
+            assertEquals(400, http.read().status());
+            assertTrue(http.closedByServer());
+        }
+        assertEquals(0, balance(account));
     }
 
     @Test
