@@ -18,7 +18,7 @@ import java.util.Map;
  * {@code quarkus.http.limits.max-body-size} (a route of order -2), which would answer a body over that
  * limit with an empty 413, against the contract's "every error body is a problem". A body sent without
  * a length (chunked) is counted as it is read: the resource answers the same problem up to the HTTP
- * limit (1 MiB); past it, only the HTTP layer's empty 413 remains.
+ * limit (1 MiB), and {@link HttpLayerFailures} past it.
  */
 @ApplicationScoped
 public class DeclaredBodyLimit {

@@ -201,6 +201,12 @@ class BadInputTest {
         assertEquals(0, balance(account));
     }
 
+    @Test
+    void anExpectationOtherThanContinueIsAProblem() {
+        rejects(417, "expectation-failed", ContentType.JSON,
+                request -> request.header("Expect", "payment-approved").body(transaction("CREDIT", 1, 2)));
+    }
+
     /** Posts a credit on a fresh account with its body chunked (no Content-Length); checks nothing was applied or reserved. */
     private String rejectsChunked(int status, String slug, String body) throws Exception {
         String account = newAccount();
@@ -225,6 +231,15 @@ class BadInputTest {
         String big = "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"" + "x".repeat(70_000) + "\"}";
         String detail = rejectsChunked(413, "payload-too-large", big);
         assertTrue(detail.contains("is " + big.length() + " bytes; at most 65536"), detail);
+    }
+
+    @Test
+    void chunkedBodyOverTheHttpLimitIsAProblemToo() throws Exception {
+        // past quarkus.http.limits.max-body-size (1M) the body handler fails the request with a bare 413,
+        // which dev.ledger.http.HttpLayerFailures answers as the problem
+        String huge = "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"" + "x".repeat(3 << 19) + "\"}";
+        String detail = rejectsChunked(413, "payload-too-large", huge);
+        assertTrue(detail.contains("larger than the 65536"), detail);
     }
 
     @Test
