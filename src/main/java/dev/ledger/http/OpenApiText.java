@@ -18,6 +18,11 @@ public final class OpenApiText {
             + "the remaining lease in seconds";
     public static final String TOO_LARGE = "payload-too-large: the body exceeds ledger.request.max-body-bytes (64 KiB)";
     public static final String UNSUPPORTED = "unsupported-media-type: the body is not application/json";
+    public static final String NOT_ACCEPTABLE = "not-acceptable: the Accept header does not admit application/json "
+            + "(errors are application/problem+json whatever it says); decided before anything runs";
+    public static final String URI_TOO_LONG = "uri-too-long: the request target exceeds ledger.request.max-uri-length (4096)";
+    public static final String HEADERS_TOO_LARGE = "headers-too-large: the headers exceed ledger.request.max-header-bytes (16 KiB)";
+    public static final String EXPECTATION = "expectation-failed: an Expect header other than 100-continue";
     public static final String KEY_REUSED = "idempotency-key-reused: the key was used for another method, path or body";
     /** The security scheme every /accounts operation requires. */
     public static final String API_KEY = "apiKey";

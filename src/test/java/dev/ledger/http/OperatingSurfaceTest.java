@@ -55,7 +55,7 @@ class OperatingSurfaceTest {
     }
 
     @Test
-    void openApiDocumentsTheApiKeyOnEveryOperation() {
+    void openApiDocumentsTheApiKeyAndTheHttpLayerRefusalsOnEveryOperation() {
         JsonPath api = given().queryParam("format", "json").when().get("/q/openapi")
                 .then().statusCode(200).extract().jsonPath();
         assertEquals("http", api.getString("components.securitySchemes.apiKey.type"));
@@ -68,7 +68,11 @@ class OperatingSurfaceTest {
                     continue;
                 }
                 String operation = "paths.'" + path + "'." + method;
-                assertTrue(api.getMap(operation + ".responses").containsKey("401"), operation);
+                Map<String, Object> responses = api.getMap(operation + ".responses");
+                // the refusals of the HTTP layer, on every operation; 417 where there is a body
+                assertTrue(responses.keySet().containsAll(List.of("401", "406", "414", "431")), operation + responses.keySet());
+                assertEquals(method.equals("post"), responses.containsKey("417"), operation + responses.keySet());
+                assertEquals("#/components/schemas/Problem", api.getString(operation + ".responses.'406'.content.'application/problem+json'.schema.'$ref'"), operation);
                 assertEquals(List.of(Map.of("apiKey", List.of())), api.getList(operation + ".security"), operation);
                 operations++;
             }
