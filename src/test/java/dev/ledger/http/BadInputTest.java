@@ -296,6 +296,22 @@ class BadInputTest {
     }
 
     @Test
+    void aRequestTargetThatIsNoUriIsRefusedBeforeAnythingRuns() throws Exception {
+        // Quarkus' root request handler (VertxHttpRecorder) answers a target java.net.URI cannot parse ('|' is
+        // not allowed in a URI) with a bare 400 before the router sees the request; only the JVM property
+        // vertx.disableURIValidation, which Quarkus marks as not for production, turns that off (README, Errors)
+        String account = newAccount();
+        String body = transaction("CREDIT", 5, 1);
+        try (RawHttp http = new RawHttp(base)) {
+            http.send("POST /accounts/" + account + "/transactions?ref=a|b HTTP/1.1\r\nHost: localhost\r\nAuthorization: "
+                    + ApiClient.DEV.authorization() + "\r\nIdempotency-Key: " + newKey() + "\r\nContent-Type: application/json"
+                    + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body);
+            assertEquals(400, http.read().status());
+        }
+        assertEquals(0, balance(account));
+    }
+
+    @Test
     void unknownPathsAndMethodsAreProblems() {
         given().when().get("/nowhere").then().statusCode(404).contentType("application/problem+json");
         given().when().delete("/accounts").then().statusCode(405).contentType("application/problem+json")
