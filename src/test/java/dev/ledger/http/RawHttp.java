@@ -1,5 +1,7 @@
 package dev.ledger.http;
 
+import dev.ledger.ApiClient;
+import dev.ledger.LedgerApi;
 import io.restassured.path.json.JsonPath;
 
 import java.io.ByteArrayOutputStream;
@@ -37,6 +39,14 @@ final class RawHttp implements AutoCloseable {
         out.write(text.getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
         return this;
+    }
+
+    /** A credit of 5 at sequence 1 as the development client sends it, with extra field lines (each ending in CRLF). */
+    static String credit(String target, String idempotencyKey, String extraFields) {
+        String body = LedgerApi.transaction("CREDIT", 5, 1);
+        return "POST " + target + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: " + ApiClient.DEV.authorization()
+                + "\r\nIdempotency-Key: " + idempotencyKey + "\r\nContent-Type: application/json\r\nContent-Length: "
+                + body.length() + "\r\n" + extraFields + "\r\n" + body;
     }
 
     /** A body in the chunked transfer coding, in chunks of at most {@code size} characters. */

@@ -11,7 +11,6 @@ import java.net.URL;
 import static dev.ledger.LedgerApi.balance;
 import static dev.ledger.LedgerApi.newAccount;
 import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.transaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,14 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RequestLimitsTest {
     @TestHTTPResource("/")
     URL base;
-
-    /** A credit of 5 at sequence 1 as raw bytes, with extra header lines. */
-    private static String credit(String target, String key, String extraFields) {
-        String body = transaction("CREDIT", 5, 1);
-        return "POST " + target + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: " + ApiClient.DEV.authorization()
-                + "\r\nIdempotency-Key: " + key + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length()
-                + "\r\n" + extraFields + "\r\n" + body;
-    }
 
     private static String get(String target, String extraFields) {
         return "GET " + target + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: " + ApiClient.DEV.authorization()
@@ -52,14 +43,14 @@ class RequestLimitsTest {
         String key = newKey();
         String transactions = "/accounts/" + account + "/transactions";
         try (RawHttp http = new RawHttp(base)) {
-            String detail = http.send(credit(transactions, key, "X-Padding: " + "x".repeat(20_000) + "\r\n")).read()
+            String detail = http.send(RawHttp.credit(transactions, key, "X-Padding: " + "x".repeat(20_000) + "\r\n")).read()
                     .assertProblem(431, "headers-too-large");
             assertTrue(detail.contains("at most 16384"), detail);
             // many small fields count like one large one
-            http.send(credit(transactions, key, "X-Padding: 0123456789\r\n".repeat(1_000))).read()
+            http.send(RawHttp.credit(transactions, key, "X-Padding: 0123456789\r\n".repeat(1_000))).read()
                     .assertProblem(431, "headers-too-large");
             // just under the limit is served, on the same connection
-            appliesAfresh(http, credit(transactions, key, "X-Padding: " + "x".repeat(15_000) + "\r\n"));
+            appliesAfresh(http, RawHttp.credit(transactions, key, "X-Padding: " + "x".repeat(15_000) + "\r\n"));
         }
         assertEquals(5, balance(account));
     }
@@ -73,8 +64,8 @@ class RequestLimitsTest {
             String detail = http.send(get(transactions + "?after=0&pad=" + "x".repeat(5_000), "")).read()
                     .assertProblem(414, "uri-too-long");
             assertTrue(detail.contains("at most 4096"), detail);
-            http.send(credit(transactions + "?pad=" + "x".repeat(5_000), key, "")).read().assertProblem(414, "uri-too-long");
-            appliesAfresh(http, credit(transactions + "?pad=" + "x".repeat(3_900), key, ""));
+            http.send(RawHttp.credit(transactions + "?pad=" + "x".repeat(5_000), key, "")).read().assertProblem(414, "uri-too-long");
+            appliesAfresh(http, RawHttp.credit(transactions + "?pad=" + "x".repeat(3_900), key, ""));
         }
         assertEquals(5, balance(account));
     }
