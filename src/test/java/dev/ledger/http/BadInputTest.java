@@ -281,8 +281,9 @@ class BadInputTest {
     void anInvalidHeaderCharacterIsRefusedBeforeAnythingRuns() throws Exception {
         // Vert.x validates header values as Netty's decoder reads them; the decoder marks the request failed
         // and Vert.x answers it with its default invalid request handler, before any handler of the
-        // application: a bare 400 that Quarkus gives no way to replace (README, Errors). What the test can
-        // hold: a 400, the connection closed (the application's own 400 would keep it), nothing applied.
+        // application: a bare 400 that Quarkus gives no way to replace (docs/api.md, "Refused below the
+        // application"). What the test can hold: a 400, the connection closed (the application's own 400
+        // would keep it), nothing applied.
         String account = newAccount();
         try (RawHttp http = new RawHttp(base)) {
             http.send(RawHttp.credit("/accounts/" + account + "/transactions", "k\u0001" + newKey(), ""));
@@ -296,7 +297,8 @@ class BadInputTest {
     void aRequestTargetThatIsNoUriIsRefusedBeforeAnythingRuns() throws Exception {
         // Quarkus' root request handler (VertxHttpRecorder) answers a target java.net.URI cannot parse ('|' is
         // not allowed in a URI) with a bare 400 before the router sees the request; only the JVM property
-        // vertx.disableURIValidation, which Quarkus marks as not for production, turns that off (README, Errors)
+        // vertx.disableURIValidation, which Quarkus marks as not for production, turns that off
+        // (docs/api.md, "Refused below the application")
         String account = newAccount();
         try (RawHttp http = new RawHttp(base)) {
             http.send(RawHttp.credit("/accounts/" + account + "/transactions?ref=a|b", newKey(), ""));

@@ -85,7 +85,8 @@ class RequestLimitsTest {
     void farPastTheLimitsTheHttpCodecRefusesBeforeAnyHandler() throws Exception {
         // quarkus.http.limits.max-header-size (32K) and max-initial-line-length (8192): Netty's decoder marks
         // the request failed and Vert.x answers it with its default invalid request handler, which Quarkus
-        // gives no way to replace (README, Errors); the status is the same, and the connection is closed
+        // gives no way to replace (docs/api.md, "Refused below the application"); the status is the same,
+        // and the connection is closed
         String account = newAccount();
         try (RawHttp http = new RawHttp(base)) {
             assertEquals(431, http.send(get("/accounts/" + account, "X-Padding: " + "x".repeat(40_000) + "\r\n")).read().status());
