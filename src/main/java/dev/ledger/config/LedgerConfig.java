@@ -112,5 +112,20 @@ public interface LedgerConfig {
         /** Largest POST body accepted; larger bodies get 413 {@code payload-too-large}. */
         @WithDefault("65536")
         int maxBodyBytes();
+
+        /**
+         * Longest request target (path and query) accepted; longer gets 414 {@code uri-too-long}. Keep it
+         * below {@code quarkus.http.limits.max-initial-line-length}, past which the HTTP codec refuses with no body.
+         */
+        @WithDefault("4096")
+        int maxUriLength();
+
+        /**
+         * Largest header section accepted (each field line counted as {@code name: value} and CRLF); larger
+         * gets 431 {@code headers-too-large}. Keep it below {@code quarkus.http.limits.max-header-size}, past
+         * which the HTTP codec refuses with no body.
+         */
+        @WithDefault("16384")
+        int maxHeaderBytes();
     }
 }

@@ -39,17 +39,18 @@ public class ApiDocument implements OASFilter {
     /** What each operation can answer besides its success, by operationId. */
     static final Map<String, List<ProblemType>> ERRORS = Map.of(
             "openAccount", List.of(INVALID_REQUEST, IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED,
-                    NOT_ACCEPTABLE, REQUEST_IN_PROGRESS, UNSUPPORTED_MEDIA_TYPE, IDEMPOTENCY_KEY_REUSED,
-                    INTERNAL_ERROR, SERVICE_UNAVAILABLE),
+                    NOT_ACCEPTABLE, REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE,
+                    EXPECTATION_FAILED, IDEMPOTENCY_KEY_REUSED, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE),
             "postTransaction", List.of(INVALID_REQUEST, IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED,
-                    ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, STALE_SEQUENCE, REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE,
-                    UNSUPPORTED_MEDIA_TYPE, INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED, IDEMPOTENCY_KEY_REUSED,
+                    ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, STALE_SEQUENCE, REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, URI_TOO_LONG,
+                    UNSUPPORTED_MEDIA_TYPE, EXPECTATION_FAILED, INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED,
+                    IDEMPOTENCY_KEY_REUSED, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE),
+            "getAccount", List.of(UNAUTHORIZED, ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG, HEADERS_TOO_LARGE,
                     INTERNAL_ERROR, SERVICE_UNAVAILABLE),
-            "getAccount", List.of(UNAUTHORIZED, ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, INTERNAL_ERROR, SERVICE_UNAVAILABLE),
-            "listTransactions", List.of(INVALID_REQUEST, UNAUTHORIZED, ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, INTERNAL_ERROR,
-                    SERVICE_UNAVAILABLE),
-            "getTransaction", List.of(UNAUTHORIZED, ACCOUNT_NOT_FOUND, TRANSACTION_NOT_FOUND, NOT_ACCEPTABLE, INTERNAL_ERROR,
-                    SERVICE_UNAVAILABLE));
+            "listTransactions", List.of(INVALID_REQUEST, UNAUTHORIZED, ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG,
+                    HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE),
+            "getTransaction", List.of(UNAUTHORIZED, ACCOUNT_NOT_FOUND, TRANSACTION_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG,
+                    HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE));
 
     /** The refusals a POST records with its key: a retry gets them again, as a replay. */
     static final Set<ProblemType> RECORDED = Set.of(ACCOUNT_NOT_FOUND, STALE_SEQUENCE, INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED);
@@ -133,8 +134,11 @@ public class ApiDocument implements OASFilter {
             case TRANSACTION_NOT_FOUND -> "The account is the caller's, but this transaction is not in it.";
             case NOT_FOUND -> "No resource at this path.";
             case METHOD_NOT_ALLOWED -> "The path does not take this method; `Allow` lists those it takes.";
-            case NOT_ACCEPTABLE -> "The `Accept` header admits neither `application/json` nor `application/problem+json`. "
-                    + "Nothing was executed.";
+            case NOT_ACCEPTABLE -> "The `Accept` header does not admit `application/json`, the type of every success "
+                    + "answer (errors are `application/problem+json` whatever it says). Nothing was executed.";
+            case URI_TOO_LONG -> "The request target is longer than 4096 characters (`ledger.request.max-uri-length`).";
+            case EXPECTATION_FAILED -> "An `Expect` header other than `100-continue`.";
+            case HEADERS_TOO_LARGE -> "The request headers take more than 16 KiB (`ledger.request.max-header-bytes`).";
             case REQUEST_IN_PROGRESS -> "A request with this key is still in flight; retry after `Retry-After` seconds. "
                     + "Not recorded.";
             case STALE_SEQUENCE -> "`sequence` is not greater than the account's `lastSequence` (reported as `lastSequence`).";
@@ -168,7 +172,11 @@ public class ApiDocument implements OASFilter {
             case TRANSACTION_NOT_FOUND -> "No such transaction in this account";
             case NOT_FOUND -> "No resource at this path";
             case METHOD_NOT_ALLOWED -> "This method is not allowed on this path";
-            case NOT_ACCEPTABLE -> "Responses are application/json";
+            case NOT_ACCEPTABLE -> "This API answers in application/json (errors in application/problem+json), which the "
+                    + "Accept header does not admit";
+            case URI_TOO_LONG -> "The request target is 5000 characters long; at most 4096 are accepted";
+            case EXPECTATION_FAILED -> "The only expectation this API meets is Expect: 100-continue";
+            case HEADERS_TOO_LARGE -> "The request headers take 20000 bytes; at most 16384 are accepted";
             case REQUEST_IN_PROGRESS -> "A request with this Idempotency-Key is still being processed; retry after it completes";
             case STALE_SEQUENCE -> "Sequence 17 is not greater than the account's last sequence 17";
             case PAYLOAD_TOO_LARGE -> "The request body is 70000 bytes; at most 65536 are accepted";

@@ -18,8 +18,8 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * What every POST does, in the order API.md implies (authentication is decided before, by the
- * HTTP layer): 415 unless the body is declared {@code application/json}, the
+ * What every POST does, in the order API.md implies (authentication, then {@code Accept}, are decided
+ * before, by the HTTP layer): 415 unless the body is declared {@code application/json}, the
  * {@code Idempotency-Key} header, then the body (size, strict JSON and the endpoint's own rules) —
  * 400s and 413, nothing reserved — and then the idempotent execution of the
  * business step ({@link IdempotentExecutor}), whose answer is sent as it was recorded.

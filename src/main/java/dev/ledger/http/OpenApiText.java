@@ -56,8 +56,8 @@ public final class OpenApiText {
             201, and the refusals 404 `account-not-found`, 409 `stale-sequence`, 422 `insufficient-funds` and 422 \
             `balance-limit-exceeded`. Every retry with the same key and request gets that answer again, even after \
             the fast path (Redis) lost its data: the record is in PostgreSQL, written in the same transaction as the \
-            balance change. Nothing else is recorded (400s, 401, 406, 409 `request-in-progress`, 413, 415, 422 \
-            `idempotency-key-reused`, 500, 503): the key stays free and a retry executes afresh, at most once.
+            balance change. Nothing else is recorded (400s, 401, 406, 409 `request-in-progress`, 413-417, 422 \
+            `idempotency-key-reused`, 431, 500, 503): the key stays free and a retry executes afresh, at most once.
             - *Replay*: the recorded status, body, `Content-Type` and `Location`, byte for byte, plus \
             `Idempotent-Replayed: true`.
             - *Retention*: a completed key replays its answer for at least 24 hours (`ledger.idempotency.retention`).
@@ -70,7 +70,10 @@ public final class OpenApiText {
             **Errors.** Every error body is RFC 9457 `application/problem+json`: `type` is a URI reference \
             `/problems/<slug>`, `title`, `status`, `detail`, and the extension members `balance` or `lastSequence` \
             where a client needs the number. Any path also answers 404 `not-found` when nothing is there, and 405 \
-            `method-not-allowed` with `Allow` for a method the path does not take. The problem types:""";
+            `method-not-allowed` with `Allow` for a method the path does not take. A request the HTTP decoder cannot \
+            read (an invalid character in a header, a malformed request line, a request line over 8192 characters or \
+            headers over 32 KiB) gets a bare 400, 414 or 431 with no body, before any of the API runs. The problem \
+            types:""";
 
     private OpenApiText() {
     }

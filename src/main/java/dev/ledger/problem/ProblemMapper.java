@@ -53,7 +53,8 @@ public class ProblemMapper {
         } else if (e instanceof NotSupportedException || status == 415) {
             problem = unsupportedMediaType();
         } else if (e instanceof NotAcceptableException) {
-            problem = new Problem(ProblemType.NOT_ACCEPTABLE, "Responses are application/json");
+            // not reached outside /q/: dev.ledger.http.AcceptableResponses answers first, with the same problem
+            problem = notAcceptable();
         } else if (status == 413) {
             problem = new Problem(ProblemType.PAYLOAD_TOO_LARGE, "Request body too large");
         } else if (status >= 400 && status < 500) {
@@ -67,6 +68,12 @@ public class ProblemMapper {
     /** 405: the same answer from the HTTP layer ({@code AllowedMethods}) and from Quarkus REST. */
     public static Problem methodNotAllowed() {
         return new Problem(ProblemType.METHOD_NOT_ALLOWED, "This method is not allowed on this path");
+    }
+
+    /** 406: the same answer from the HTTP layer ({@code AcceptableResponses}) and from Quarkus REST. */
+    public static Problem notAcceptable() {
+        return new Problem(ProblemType.NOT_ACCEPTABLE,
+                "This API answers in application/json (errors in application/problem+json), which the Accept header does not admit");
     }
 
     /** 415: the same answer from the POST routes ({@code IdempotentPosts}) and from Quarkus REST. */

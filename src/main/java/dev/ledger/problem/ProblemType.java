@@ -14,10 +14,13 @@ public enum ProblemType {
     REQUEST_IN_PROGRESS(409, "request-in-progress", "Request in progress"),
     STALE_SEQUENCE(409, "stale-sequence", "Stale sequence"),
     PAYLOAD_TOO_LARGE(413, "payload-too-large", "Payload too large"),
+    URI_TOO_LONG(414, "uri-too-long", "URI too long"),
     UNSUPPORTED_MEDIA_TYPE(415, "unsupported-media-type", "Unsupported media type"),
+    EXPECTATION_FAILED(417, "expectation-failed", "Expectation failed"),
     IDEMPOTENCY_KEY_REUSED(422, "idempotency-key-reused", "Idempotency-Key reused"),
     INSUFFICIENT_FUNDS(422, "insufficient-funds", "Insufficient funds"),
     BALANCE_LIMIT_EXCEEDED(422, "balance-limit-exceeded", "Balance limit exceeded"),
+    HEADERS_TOO_LARGE(431, "headers-too-large", "Request headers too large"),
     INTERNAL_ERROR(500, "internal-error", "Internal error"),
     SERVICE_UNAVAILABLE(503, "service-unavailable", "Service unavailable");
 

@@ -5,6 +5,7 @@ import dev.ledger.http.PathIds;
 import dev.ledger.http.QueryParams;
 import dev.ledger.account.AccountService;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -53,9 +54,12 @@ public class TransactionResource {
     @Parameter(name = "limit", in = ParameterIn.QUERY, description = "Page size, 1-500 (default 50)",
             schema = @Schema(type = SchemaType.INTEGER, format = "int32", minimum = "1", maximum = "500"))
     public Uni<TransactionPage> list(@RestPath String id, @Context HttpServerRequest http) {
-        // Raw parameters: an empty value (limit=) is an invalid value, not an absent one.
-        long afterValue = QueryParams.integer("after", http.getParam("after"), 0, 0, Long.MAX_VALUE);
-        int limitValue = (int) QueryParams.integer("limit", http.getParam("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT);
+        // Raw parameters: an empty value (limit=) is an invalid value, not an absent one. Only '&'
+        // separates them, as in application/x-www-form-urlencoded (WHATWG URL); Netty's decoder also
+        // splits on ';' unless told not to, which would read "limit=5;after=3" as two parameters.
+        MultiMap query = http.params(true);
+        long afterValue = QueryParams.integer("after", query.get("after"), 0, 0, Long.MAX_VALUE);
+        int limitValue = (int) QueryParams.integer("limit", query.get("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT);
         return PathIds.parse(id)
                 .map(uuid -> service.list(uuid, caller.clientId(), afterValue, limitValue))
                 .orElseGet(() -> Uni.createFrom().failure(AccountService.notFound()));

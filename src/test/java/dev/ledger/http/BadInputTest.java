@@ -10,10 +10,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
@@ -206,12 +202,44 @@ class BadInputTest {
     }
 
     @Test
-    void chunkedBodyOverTheLimit() {
+    void anExpectationOtherThanContinueIsAProblem() {
+        rejects(417, "expectation-failed", ContentType.JSON,
+                request -> request.header("Expect", "payment-approved").body(transaction("CREDIT", 1, 2)));
+    }
+
+    /** Posts a credit on a fresh account with its body chunked (no Content-Length); checks nothing was applied or reserved. */
+    private String rejectsChunked(int status, String slug, String body) throws Exception {
+        String account = newAccount();
+        String key = newKey();
+        String detail;
+        try (RawHttp http = new RawHttp(base)) {
+            http.send("POST /accounts/" + account + "/transactions HTTP/1.1\r\nHost: localhost\r\nAuthorization: "
+                    + ApiClient.DEV.authorization() + "\r\nIdempotency-Key: " + key + "\r\nContent-Type: application/json"
+                    + "\r\nTransfer-Encoding: chunked\r\n\r\n" + RawHttp.chunked(body, 8192));
+            detail = http.read().assertProblem(status, slug);
+        }
+        assertEquals(0, balance(account));
+        Response valid = postTransaction(account, key, transaction("CREDIT", 1, 2));
+        assertEquals(201, valid.statusCode());
+        assertNull(valid.header("Idempotent-Replayed"));
+        return detail;
+    }
+
+    @Test
+    void chunkedBodyOverTheLimit() throws Exception {
         // no Content-Length: the body is counted as it is read, and the resource answers the problem
         String big = "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"" + "x".repeat(70_000) + "\"}";
-        Response response = rejects(413, "payload-too-large", ContentType.JSON,
-                request -> request.body(new ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8))));
-        assertTrue(response.<String>path("detail").contains("65536"), response.asString());
+        String detail = rejectsChunked(413, "payload-too-large", big);
+        assertTrue(detail.contains("is " + big.length() + " bytes; at most 65536"), detail);
+    }
+
+    @Test
+    void chunkedBodyOverTheHttpLimitIsAProblemToo() throws Exception {
+        // past quarkus.http.limits.max-body-size (1M) the body handler fails the request with a bare 413,
+        // which dev.ledger.http.HttpLayerFailures answers as the problem
+        String huge = "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"" + "x".repeat(3 << 19) + "\"}";
+        String detail = rejectsChunked(413, "payload-too-large", huge);
+        assertTrue(detail.contains("larger than the 65536"), detail);
     }
 
     @Test
@@ -249,31 +277,34 @@ class BadInputTest {
         assertEquals(0, entryCount(account));
     }
 
-    /** The status line the server answers a raw request with. */
-    private String statusLine(String request) throws Exception {
-        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
-            socket.setSoTimeout(10_000);
-            OutputStream out = socket.getOutputStream();
-            out.write(request.getBytes(StandardCharsets.ISO_8859_1));
-            out.flush();
-            return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1)).readLine();
+    @Test
+    void anInvalidHeaderCharacterIsRefusedBeforeAnythingRuns() throws Exception {
+        // Vert.x validates header values as Netty's decoder reads them; the decoder marks the request failed
+        // and Vert.x answers it with its default invalid request handler, before any handler of the
+        // application: a bare 400 that Quarkus gives no way to replace (docs/api.md, "Refused below the
+        // application"). What the test can hold: a 400, the connection closed (the application's own 400
+        // would keep it), nothing applied.
+        String account = newAccount();
+        try (RawHttp http = new RawHttp(base)) {
+            http.send(RawHttp.credit("/accounts/" + account + "/transactions", "k\u0001" + newKey(), ""));
+            assertEquals(400, http.read().status());
+            assertTrue(http.closedByServer());
         }
+        assertEquals(0, balance(account));
     }
 
     @Test
-    void headersOverTheLimitAreRefusedByTheHttpLayer() throws Exception {
+    void aRequestTargetThatIsNoUriIsRefusedBeforeAnythingRuns() throws Exception {
+        // Quarkus' root request handler (VertxHttpRecorder) answers a target java.net.URI cannot parse ('|' is
+        // not allowed in a URI) with a bare 400 before the router sees the request; only the JVM property
+        // vertx.disableURIValidation, which Quarkus marks as not for production, turns that off
+        // (docs/api.md, "Refused below the application")
         String account = newAccount();
-        // quarkus.http.limits.max-header-size=16K: the HTTP codec answers before any handler runs (no body)
-        String tooLarge = "GET /accounts/" + account + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: " + ApiClient.DEV.authorization()
-                + "\r\nX-Padding: " + "x".repeat(20_000) + "\r\n\r\n";
-        assertEquals("HTTP/1.1 431 Request Header Fields Too Large", statusLine(tooLarge));
-        String manySmall = "GET /accounts/" + account + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: " + ApiClient.DEV.authorization()
-                + "\r\n" + "X-Padding: 0123456789\r\n".repeat(1_000) + "\r\n";
-        assertEquals("HTTP/1.1 431 Request Header Fields Too Large", statusLine(manySmall));
-        // just under the limit is served
-        String underTheLimit = "GET /accounts/" + account + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: "
-                + ApiClient.DEV.authorization() + "\r\nX-Padding: " + "x".repeat(15_000) + "\r\n\r\n";
-        assertEquals("HTTP/1.1 200 OK", statusLine(underTheLimit));
+        try (RawHttp http = new RawHttp(base)) {
+            http.send(RawHttp.credit("/accounts/" + account + "/transactions?ref=a|b", newKey(), ""));
+            assertEquals(400, http.read().status());
+        }
+        assertEquals(0, balance(account));
     }
 
     @Test

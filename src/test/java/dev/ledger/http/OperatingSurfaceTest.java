@@ -60,7 +60,7 @@ class OperatingSurfaceTest {
     }
 
     @Test
-    void openApiDocumentsTheApiKeyOnEveryOperation() {
+    void openApiDocumentsTheApiKeyAndTheHttpLayerRefusalsOnEveryOperation() {
         JsonPath api = given().queryParam("format", "json").when().get("/q/openapi")
                 .then().statusCode(200).extract().jsonPath();
         assertEquals("http", api.getString("components.securitySchemes.bearerApiKey.type"));
@@ -78,6 +78,10 @@ class OperatingSurfaceTest {
                 assertNotNull(api.get(operation + ".responses.'401'.headers.WWW-Authenticate"), operation);
                 assertTrue(api.getMap(operation + ".responses").keySet().containsAll(List.of("406", "500", "503")), operation);
                 assertNotNull(api.get(operation + ".responses.'503'.headers.Retry-After"), operation);
+                Map<String, Object> responses = api.getMap(operation + ".responses");
+                // the refusals of the HTTP layer, on every operation; 417 where there is a body
+                assertTrue(responses.keySet().containsAll(List.of("401", "406", "414", "431")), operation + responses.keySet());
+                assertEquals(method.equals("post"), responses.containsKey("417"), operation + responses.keySet());
                 operations++;
             }
         }

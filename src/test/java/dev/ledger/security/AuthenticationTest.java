@@ -158,6 +158,17 @@ class AuthenticationTest {
     }
 
     @Test
+    void authenticationPrecedesTheAcceptCheck() {
+        String account = DEV.newAccount();
+        for (List<String> credential : List.of(List.<String>of(), List.of("Bearer " + UNKNOWN_KEY))) {
+            assertUnauthorized(with(credential).accept("text/plain").contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+                    .body("{\"currency\":\"EUR\"}").post("/accounts"), "POST accepting text/plain");
+            assertUnauthorized(with(credential).accept("text/plain").get("/accounts/" + account), "GET accepting text/plain");
+        }
+        DEV.given().accept("text/plain").get("/accounts/" + account).then().statusCode(406);
+    }
+
+    @Test
     void authenticationPrecedesTheIdempotencyKeyAndBodyChecks() {
         String account = DEV.newAccount();
         for (List<String> credential : List.of(List.<String>of(), List.of("Bearer " + UNKNOWN_KEY))) {

@@ -20,6 +20,7 @@ import static dev.ledger.LedgerApi.newAccount;
 import static dev.ledger.LedgerApi.newKey;
 import static dev.ledger.LedgerApi.postTransaction;
 import static dev.ledger.LedgerApi.transaction;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -178,6 +179,18 @@ class TransactionResourceTest {
                     .body("type", equalTo("/problems/invalid-request"));
         }
         given().queryParam("limit", 500).when().get("/accounts/" + account + "/transactions").then().statusCode(200);
+    }
+
+    @Test
+    void onlyAnAmpersandSeparatesQueryParameters() {
+        String account = newAccount();
+        credit(account, 1, 1);
+        // sent as written (no encoding of ';'): one parameter limit whose value is "5;after=3"
+        given().urlEncodingEnabled(false).when().get("/accounts/" + account + "/transactions?limit=5;after=3")
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("type", equalTo("/problems/invalid-request")).body("detail", containsString("'limit'"));
+        given().urlEncodingEnabled(false).when().get("/accounts/" + account + "/transactions?limit=5&after=0")
+                .then().statusCode(200).body("items.size()", equalTo(1));
     }
 
     @Test
