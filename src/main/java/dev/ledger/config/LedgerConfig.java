@@ -59,6 +59,20 @@ public interface LedgerConfig {
         @WithDefault("24h")
         Duration retention();
 
+        /**
+         * The longest a request may wait for an in-flight original with its key: the cap of an HTTP
+         * client's {@code Prefer: wait=N}, and how long a broker command waits before it is requeued.
+         */
+        @WithDefault("10s")
+        Duration maxWait();
+
+        /**
+         * While requests wait, how often one look per waited-on key checks whether it settled, for a
+         * wake-up that was missed (a lease that expired publishes nothing).
+         */
+        @WithDefault("1s")
+        Duration waitRecheck();
+
         Purge purge();
     }
 

@@ -12,6 +12,7 @@ import org.eclipse.microprofile.openapi.models.headers.Header;
 import org.eclipse.microprofile.openapi.models.media.Content;
 import org.eclipse.microprofile.openapi.models.media.MediaType;
 import org.eclipse.microprofile.openapi.models.media.Schema;
+import org.eclipse.microprofile.openapi.models.parameters.Parameter;
 import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
@@ -82,6 +83,19 @@ public class ApiDocument implements OASFilter {
         Map<Integer, List<ProblemType>> byStatus = errors.stream()
                 .collect(Collectors.groupingBy(ProblemType::status, TreeMap::new, Collectors.toList()));
         byStatus.forEach((status, types) -> responses.addAPIResponse(Integer.toString(status), response(types, post)));
+        if (post) {
+            operation.addParameter(OASFactory.createParameter().name(PreferWait.PREFER).in(Parameter.In.HEADER)
+                    .description(OpenApiText.PREFER_TEXT)
+                    .schema(OASFactory.createSchema().type(List.of(Schema.SchemaType.STRING)).example("wait=10")));
+            responses.getAPIResponse("201").addHeader(PreferWait.APPLIED, preferenceAppliedHeader());
+        }
+    }
+
+    /** The header of an answer that came after waiting for an in-flight original ({@code Prefer: wait}). */
+    private static Header preferenceAppliedHeader() {
+        return header("`wait=N` when the request waited (`Prefer: wait=N`, N capped) for an in-flight original with its "
+                + "key and this is the answer it then got", OASFactory.createSchema().type(List.of(Schema.SchemaType.STRING))
+                .pattern("^wait=[0-9]+$"));
     }
 
     private static APIResponse response(List<ProblemType> types, boolean post) {
@@ -99,6 +113,7 @@ public class ApiDocument implements OASFilter {
                 .content(OASFactory.createContent().addMediaType(Problem.MEDIA_TYPE, media));
         if (post && types.stream().anyMatch(RECORDED::contains)) {
             response.addHeader(OpenApiText.REPLAYED, replayedHeader());
+            response.addHeader(PreferWait.APPLIED, preferenceAppliedHeader());
         }
         if (types.contains(REQUEST_IN_PROGRESS) || types.contains(SERVICE_UNAVAILABLE)) {
             response.addHeader("Retry-After", header("Seconds to wait before retrying: the remaining lease (at least 1) "

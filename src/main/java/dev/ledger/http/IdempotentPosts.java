@@ -5,15 +5,18 @@ import dev.ledger.idempotency.DurableOperation;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentExecutor;
 import dev.ledger.idempotency.IdempotentRequest;
+import dev.ledger.idempotency.Outcome;
 import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemMapper;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.core.MediaType;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 
@@ -32,12 +35,16 @@ import java.util.function.Function;
 public class IdempotentPosts {
     private final IdempotentExecutor executor;
     private final Caller caller;
+    private static final String RETRY_AFTER = "Retry-After";
+
     private final int maxBodyBytes;
+    private final Duration maxWait;
 
     public IdempotentPosts(IdempotentExecutor executor, Caller caller, LedgerConfig config) {
         this.executor = executor;
         this.caller = caller;
         this.maxBodyBytes = config.request().maxBodyBytes();
+        this.maxWait = config.idempotency().maxWait();
     }
 
     /** A POST endpoint's body: its allowed members, and how to read the validated request (throws 400 problems). */
@@ -57,12 +64,30 @@ public class IdempotentPosts {
             T body = spec.parse().apply(json);
             IdempotentRequest request = IdempotentRequest.of(caller.clientId(context), key, "POST",
                     context.normalizedPath(), json.tree());
-            executor.execute(request, step.apply(body)).subscribe().with(
-                    answer -> answer.response().send(context.response(), answer.replayed()),
+            Duration wait = capped(PreferWait.of(http.headers().getAll(PreferWait.PREFER)));
+            executor.execute(request, step.apply(body), wait).subscribe().with(
+                    outcome -> send(context.response(), outcome, wait),
                     failure -> fail(context, failure));
         } catch (RuntimeException e) {
             fail(context, e);
         }
+    }
+
+    private Duration capped(Duration wait) {
+        return wait.compareTo(maxWait) > 0 ? maxWait : wait;
+    }
+
+    /** An outcome as HTTP: its answer, and the headers that say what kind of answer it is. */
+    static void send(HttpServerResponse response, Outcome outcome, Duration wait) {
+        if (outcome instanceof Outcome.Recorded recorded && recorded.waited()) {
+            response.putHeader(PreferWait.APPLIED, PreferWait.applied(wait));
+        }
+        if (outcome instanceof Outcome.InFlight inFlight) {
+            response.putHeader(RETRY_AFTER, Long.toString(inFlight.retryAfterSeconds()));
+        } else if (outcome instanceof Outcome.Unavailable unavailable) {
+            response.putHeader(RETRY_AFTER, Long.toString(unavailable.retryAfterSeconds()));
+        }
+        outcome.response().send(response, outcome instanceof Outcome.Recorded recorded && recorded.replayed());
     }
 
     /**

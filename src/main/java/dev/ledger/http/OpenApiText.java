@@ -28,6 +28,11 @@ public final class OpenApiText {
             + "key (absent on a first answer)";
     public static final String ACCOUNT_ID = "The account's id (a UUID), as `openAccount` answered it";
     public static final String TRANSACTION_ID = "The transaction's id (a UUID), as `postTransaction` answered it";
+    public static final String PREFER_TEXT = "RFC 7240. `wait=N`: if a request with this key is in flight, wait up to N "
+            + "seconds (at most `ledger.idempotency.max-wait`, 10 by default) for its recorded answer and return it as a "
+            + "replay, with `Preference-Applied: wait=N`, instead of 409 `request-in-progress`. If the original has not "
+            + "finished by then, the answer is as without the preference; if it gave the key back (it failed), this "
+            + "request executes. Waiting holds no thread and no database connection.";
     /** The security scheme every /accounts operation requires. */
     public static final String API_KEY = "bearerApiKey";
     public static final String API_KEY_TEXT = "Paste the API key alone, without the word Bearer: this is an HTTP bearer "
@@ -63,7 +68,9 @@ public final class OpenApiText {
             - *Retention*: a completed key replays its answer for at least 24 hours (`ledger.idempotency.retention`).
             - *Lease*: while a request is in flight its key is leased for 30 seconds (`ledger.idempotency.lease`); a \
             duplicate meanwhile gets 409 `request-in-progress` with `Retry-After` (the lease's remaining seconds, at \
-            least 1). A lease outlives a crashed instance only until it expires.
+            least 1). A lease outlives a crashed instance only until it expires. With `Prefer: wait=N` (RFC 7240, N \
+            capped by `ledger.idempotency.max-wait`, 10 s by default) the duplicate instead waits up to N seconds for \
+            the original's recorded answer and gets it as a replay, with `Preference-Applied: wait=N`.
             - *503*: a 503 `service-unavailable` means the request may or may not have been applied. Retry with the \
             same key: it is applied at most once, and the retry answers with the outcome.
 

@@ -18,11 +18,15 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 @ApplicationScoped
 public class IdempotencyStore {
+    /** Where complete.lua and release.lua announce that a key settled ({@link KeyWaiters} listens). */
+    public static final String SETTLED_CHANNEL = "ledger:idempotency:settled";
+
     private final RedisScripts redis;
     private final LedgerConfig config;
     private final LuaScript reserveScript;
     private final LuaScript completeScript;
     private final LuaScript releaseScript;
+    private final LuaScript stateScript;
     private final String ownerPrefix;
     private final AtomicLong ownerCounter = new AtomicLong();
 
@@ -39,6 +43,7 @@ public class IdempotencyStore {
         this.reserveScript = LuaScript.load("reserve.lua");
         this.completeScript = LuaScript.load("complete.lua");
         this.releaseScript = LuaScript.load("release.lua");
+        this.stateScript = LuaScript.load("state.lua");
     }
 
     /** Reserves the key for {@code owner}, a fresh token (see {@link #newOwner()}). */
@@ -68,13 +73,18 @@ public class IdempotencyStore {
                         Long.toString(config.idempotency().retention().toMillis()),
                         Integer.toString(response.status()), response.contentType(),
                         response.location() == null ? "" : response.location(),
-                        new String(response.body(), StandardCharsets.UTF_8))
+                        new String(response.body(), StandardCharsets.UTF_8), SETTLED_CHANNEL)
                 .map(reply -> reply.toInteger() == 1);
     }
 
     /** Frees the key if {@code owner} still holds it, so that a retry executes afresh. */
     public Uni<Boolean> release(IdempotentRequest request, String owner) {
-        return redis.run(releaseScript, request.redisKey(), owner).map(reply -> reply.toInteger() == 1);
+        return redis.run(releaseScript, request.redisKey(), owner, SETTLED_CHANNEL).map(reply -> reply.toInteger() == 1);
+    }
+
+    /** Whether a key is still held by an in-flight request (false when completed or free). */
+    public Uni<Boolean> inFlight(String redisKey) {
+        return redis.run(stateScript, redisKey).map(reply -> reply != null && "PROCESSING".equals(reply.toString()));
     }
 
     private static List<String> strings(Response reply) {

@@ -3,69 +3,98 @@ package dev.ledger.idempotency;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.problem.DependencyFailures;
 import dev.ledger.problem.Problem;
-import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemType;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.Map;
 
 /**
- * The idempotency state machine every POST runs through, in one place:
+ * The idempotency state machine, in one place, for every door (HTTP POSTs, broker commands): it
+ * never asks where a request came from, and answers an {@link Outcome} each door translates.
  * <ol>
- *   <li><b>reserve</b> the key in Redis: a completed key replays, an in-flight one answers 409
- *       {@code request-in-progress}, one used for another request 422 {@code idempotency-key-reused};
- *       when Redis cannot answer, go on without it (Postgres still decides), or answer 503 when
- *       {@code ledger.redis.fail-closed} is set;</li>
+ *   <li><b>reserve</b> the key in Redis: a completed key replays; one used for another request is
+ *       {@code idempotency-key-reused}; an in-flight one is {@code request-in-progress}, or, when
+ *       the request may <b>wait</b>, a wait for the original to settle ({@link KeyWaiters}) and a
+ *       fresh reservation; when Redis cannot answer, go on without it (Postgres still decides), or
+ *       answer unavailable when {@code ledger.redis.fail-closed} is set;</li>
  *   <li><b>execute</b> the business step in one Postgres transaction that inserts the durable record
  *       first, so a duplicate Redis forgot gets the recorded answer instead of a second effect;</li>
  *   <li><b>complete</b> the key in Redis with the answer (owner-checked), or on failure before the
- *       answer is known <b>release</b> it (owner-checked) and answer 503, so a retry executes afresh.</li>
+ *       answer is known <b>release</b> it (owner-checked) and answer unavailable, so a retry
+ *       executes afresh.</li>
  * </ol>
+ * A failure that is not a dependency's (a bug) fails the returned {@code Uni}.
  */
 @ApplicationScoped
 public class IdempotentExecutor {
     private static final Logger LOG = Logger.getLogger(IdempotentExecutor.class);
+    /** The lease's end is a moment the original may have gone: look again just after it. */
+    private static final long LEASE_GRACE_MILLIS = 50;
 
     private final IdempotencyStore store;
+    private final KeyWaiters waiters;
+    private final ResponseRecorder recorder;
     private final LedgerConfig config;
 
-    public IdempotentExecutor(IdempotencyStore store, LedgerConfig config) {
+    public IdempotentExecutor(IdempotencyStore store, KeyWaiters waiters, ResponseRecorder recorder, LedgerConfig config) {
         this.store = store;
+        this.waiters = waiters;
+        this.recorder = recorder;
         this.config = config;
     }
 
-    /** The answer to send: fresh, or replayed (from Redis, or from Postgres when Redis forgot the key). */
-    public record Answer(RecordedResponse response, boolean replayed) {
+    /** Runs the request without waiting for an in-flight original. */
+    public Uni<Outcome> execute(IdempotentRequest request, DurableOperation operation) {
+        return execute(request, operation, Duration.ZERO);
     }
 
-    public Uni<Answer> execute(IdempotentRequest request, DurableOperation operation) {
+    /**
+     * Runs the request; if its key is in flight, waits up to {@code wait} (capped by
+     * {@code ledger.idempotency.max-wait}) for the original's recorded answer.
+     */
+    public Uni<Outcome> execute(IdempotentRequest request, DurableOperation operation, Duration wait) {
         // The token exists before the call, so that a reservation which lands after its call timed
         // out is still ours: fenced out by complete/release, never left blocking the key.
         String owner = store.newOwner();
+        Duration bounded = wait.compareTo(config.idempotency().maxWait()) > 0 ? config.idempotency().maxWait() : wait;
+        long deadline = bounded.isZero() || bounded.isNegative() ? 0 : System.nanoTime() + bounded.toNanos();
+        return attempt(request, owner, operation, deadline, false)
+                .onFailure(FailedClosed.class).recoverWithItem(failure -> redisFailedClosed());
+    }
+
+    private Uni<Outcome> attempt(IdempotentRequest request, String owner, DurableOperation operation, long deadline,
+                                 boolean waited) {
         return store.reserve(request, owner)
                 .onFailure().recoverWithUni(failure -> redisUnavailable(request, owner, failure))
                 .chain(reservation -> {
                     if (reservation instanceof Reservation.Acquired acquired) {
-                        return executeDurably(request, acquired.owner(), operation);
+                        return executeDurably(request, acquired.owner(), operation, waited);
                     }
                     if (reservation instanceof Reservation.Completed completed) {
-                        return Uni.createFrom().item(new Answer(completed.response(), true));
+                        return Uni.createFrom().item(new Outcome.Recorded(completed.response(), true, waited));
                     }
                     if (reservation instanceof Reservation.InProgress inProgress) {
-                        return Uni.createFrom().failure(inProgress(inProgress));
+                        long left = deadline - System.nanoTime();
+                        if (deadline == 0 || left <= 0) {
+                            return Uni.createFrom().item(inFlight(inProgress));
+                        }
+                        Duration bound = Duration.ofNanos(Math.min(left,
+                                Duration.ofMillis(inProgress.remainingMillis() + LEASE_GRACE_MILLIS).toNanos()));
+                        return waiters.settled(request.redisKey(), bound)
+                                .chain(() -> attempt(request, owner, operation, deadline, true));
                     }
-                    return Uni.createFrom().failure(keyReused());
+                    return Uni.createFrom().item(keyReused());
                 });
     }
 
     /**
-     * Degrade to Postgres alone (the default), or fail closed with 503 when so configured. A reserve
-     * that was sent may still land after its failure, so the request keeps its owner token and fences
+     * Degrade to Postgres alone (the default), or fail closed when so configured. A reserve that
+     * was sent may still land after its failure, so the request keeps its owner token and fences
      * it later; one the open breaker refused was never sent, so the request holds nothing in Redis
      * and makes no further Redis call (the breaker logs the outage once, see RedisScripts).
      */
@@ -81,12 +110,13 @@ public class IdempotentExecutor {
                     config.redis().failClosed() ? "a 503 (fail-closed)" : "Postgres directly");
         }
         if (config.redis().failClosed()) {
-            return release(request, fenced).replaceWith(Uni.createFrom().failure(unavailable("The idempotency store is unavailable; nothing was applied. Retry with the same Idempotency-Key")));
+            return release(request, fenced).replaceWith(Uni.createFrom().failure(new FailedClosed()));
         }
         return Uni.createFrom().item(new Reservation.Acquired(fenced));
     }
 
-    private Uni<Answer> executeDurably(IdempotentRequest request, String owner, DurableOperation operation) {
+    private Uni<Outcome> executeDurably(IdempotentRequest request, String owner, DurableOperation operation,
+                                        boolean waited) {
         OffsetDateTime expiresAt = OffsetDateTime.now(ZoneOffset.UTC).plus(config.idempotency().retention());
         DurableRecord record = new DurableRecord(request.client(), request.keyHash(),
                 request.fingerprint().bytes(), expiresAt);
@@ -94,20 +124,18 @@ public class IdempotentExecutor {
                 // Nothing known to be committed: free the key so that a retry executes afresh.
                 // (If the commit did land, the retry finds the durable record and replays it.)
                 .onFailure().call(failure -> release(request, owner))
-                .onFailure(DependencyFailures::isUnavailable).transform(failure -> {
-                    LOG.warnf("Postgres unavailable for key %s: %s", request.logLabel(), failure.toString());
-                    // A statement that timed out may still commit: say so, never "nothing was applied".
-                    return unavailable("The ledger database did not confirm this request in time; it may or may not "
-                            + "have been applied. Retry with the same Idempotency-Key: it is applied at most once, and "
-                            + "the retry answers with its outcome");
-                })
-                .chain(outcome -> {
+                .<Outcome>chain(outcome -> {
                     if (!outcome.fingerprint().equals(request.fingerprint())) {
                         // Redis had forgotten a key that Postgres holds for another request.
-                        return release(request, owner).replaceWith(Uni.createFrom().failure(keyReused()));
+                        return release(request, owner).replaceWith(keyReused());
                     }
                     RecordedResponse answer = outcome.answer().get();
-                    return complete(request, owner, answer).replaceWith(new Answer(answer, outcome.replayed()));
+                    return complete(request, owner, answer)
+                            .replaceWith(new Outcome.Recorded(answer, outcome.replayed(), waited));
+                })
+                .onFailure(DependencyFailures::isUnavailable).recoverWithItem(failure -> {
+                    LOG.warnf("Postgres unavailable for key %s: %s", request.logLabel(), failure.toString());
+                    return databaseUnavailable();
                 });
     }
 
@@ -130,26 +158,41 @@ public class IdempotentExecutor {
         }
         return store.release(request, owner)
                 .onFailure().recoverWithItem(failure -> {
-                    // The lease expires by itself; until then a retry gets 409 request-in-progress.
+                    // The lease expires by itself; until then a retry gets request-in-progress.
                     LOG.warnf("Could not release key %s in Redis (%s)", request.logLabel(), failure.getClass().getSimpleName());
                     return false;
                 })
                 .replaceWithVoid();
     }
 
-    private static ProblemException inProgress(Reservation.InProgress inProgress) {
-        return new ProblemException(
-                new Problem(ProblemType.REQUEST_IN_PROGRESS,
-                        "A request with this Idempotency-Key is still being processed; retry after it completes"),
-                Map.of("Retry-After", Long.toString(inProgress.retryAfterSeconds())));
+    private Outcome inFlight(Reservation.InProgress inProgress) {
+        return new Outcome.InFlight(recorder.problem(new Problem(ProblemType.REQUEST_IN_PROGRESS,
+                "A request with this Idempotency-Key is still being processed; retry after it completes")),
+                inProgress.retryAfterSeconds());
     }
 
-    private static ProblemException keyReused() {
-        return new ProblemException(ProblemType.IDEMPOTENCY_KEY_REUSED,
-                "This Idempotency-Key was already used for a different request (method, path or body)");
+    private Outcome keyReused() {
+        return new Outcome.KeyReused(recorder.problem(new Problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
+                "This Idempotency-Key was already used for a different request (method, path or body)")));
     }
 
-    private static ProblemException unavailable(String detail) {
-        return new ProblemException(new Problem(ProblemType.SERVICE_UNAVAILABLE, detail), Map.of("Retry-After", "1"));
+    private Outcome redisFailedClosed() {
+        return new Outcome.Unavailable(recorder.problem(new Problem(ProblemType.SERVICE_UNAVAILABLE,
+                "The idempotency store is unavailable; nothing was applied. Retry with the same Idempotency-Key")), 1);
+    }
+
+    private Outcome databaseUnavailable() {
+        // A statement that timed out may still commit: say so, never "nothing was applied".
+        return new Outcome.Unavailable(recorder.problem(new Problem(ProblemType.SERVICE_UNAVAILABLE,
+                "The ledger database did not confirm this request in time; it may or may not have been applied. "
+                        + "Retry with the same Idempotency-Key: it is applied at most once, and the retry answers with "
+                        + "its outcome")), 1);
+    }
+
+    /** Redis could not answer and the service fails closed: nothing was sent to Postgres. */
+    private static final class FailedClosed extends RuntimeException {
+        FailedClosed() {
+            super("Redis unavailable, failing closed", null, false, false);
+        }
     }
 }

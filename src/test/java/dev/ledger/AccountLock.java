@@ -1,0 +1,74 @@
+package dev.ledger;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+
+/**
+ * Holds an account's row lock from a connection of the test's own (the application's database,
+ * {@code quarkus.datasource.jdbc.url}), so that a POST to it stays in flight, blocked inside
+ * Postgres, until {@link #close()} commits: a slow original on demand, without sleeps.
+ */
+public final class AccountLock implements AutoCloseable {
+    private final Connection connection;
+
+    private AccountLock(Connection connection) {
+        this.connection = connection;
+    }
+
+    public static AccountLock hold(String accountId) throws SQLException {
+        Connection connection = connect();
+        connection.setAutoCommit(false);
+        try (PreparedStatement lock = connection.prepareStatement("SELECT 1 FROM accounts WHERE id = ? FOR UPDATE")) {
+            lock.setObject(1, UUID.fromString(accountId));
+            try (ResultSet row = lock.executeQuery()) {
+                if (!row.next()) {
+                    throw new IllegalArgumentException("no account " + accountId);
+                }
+            }
+        }
+        return new AccountLock(connection);
+    }
+
+    /** Cancels the statements waiting for this lock (as an operator's pg_cancel_backend would); answers how many. */
+    public int cancelWaiters() throws SQLException {
+        try (Statement sql = connection.createStatement();
+             ResultSet cancelled = sql.executeQuery("SELECT count(*) FILTER (WHERE pg_cancel_backend(pid)) FROM pg_stat_activity "
+                     + "WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query ILIKE '%ledger_post_transaction%'")) {
+            cancelled.next();
+            return cancelled.getInt(1);
+        }
+    }
+
+    /** How many statements wait for this lock now. */
+    public int waiters() throws SQLException {
+        try (Statement sql = connection.createStatement();
+             ResultSet waiting = sql.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                     + "AND pid <> pg_backend_pid() AND query ILIKE '%ledger_post_transaction%'")) {
+            waiting.next();
+            return waiting.getInt(1);
+        }
+    }
+
+    private static Connection connect() throws SQLException {
+        var config = ConfigProvider.getConfig();
+        return DriverManager.getConnection(config.getValue("quarkus.datasource.jdbc.url", String.class),
+                config.getOptionalValue("quarkus.datasource.username", String.class).orElse("postgres"),
+                config.getOptionalValue("quarkus.datasource.password", String.class).orElse(""));
+    }
+
+    @Override
+    public void close() throws SQLException {
+        try {
+            connection.commit();
+        } finally {
+            connection.close();
+        }
+    }
+}
