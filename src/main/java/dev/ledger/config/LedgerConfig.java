@@ -18,6 +18,44 @@ public interface LedgerConfig {
 
     Database database();
 
+    Messaging messaging();
+
+    /** Payment commands over a message broker (dev.ledger.messaging; docs/api.md "Payment commands over RabbitMQ"). */
+    interface Messaging {
+        Rabbitmq rabbitmq();
+
+        /**
+         * Deliveries of one command after which a failure that is not a dependency's (a bug) dead-letters
+         * it with {@code internal-error}, instead of requeueing it. Unavailable dependencies never count.
+         */
+        @WithDefault("5")
+        int maxDeliveries();
+
+        /**
+         * The most commands this instance works on at once: the broker's prefetch (unacknowledged
+         * deliveries), and so the bound of concurrent commands, waiting ones included.
+         */
+        @WithDefault("64")
+        int prefetch();
+
+        /** The back-off before a command that met an unavailable dependency is given back to the broker. */
+        @WithDefault("1s")
+        Duration retryDelay();
+
+        /**
+         * How long consumption pauses once most recent commands met an unavailable dependency (the
+         * breaker {@code commands} open); then one command tries again.
+         */
+        @WithDefault("5s")
+        Duration pause();
+
+        interface Rabbitmq {
+            /** Consume payment commands from RabbitMQ and publish their outcomes; readiness then includes the broker. */
+            @WithDefault("false")
+            boolean enabled();
+        }
+    }
+
     interface Database {
         /**
          * Longest a Postgres call may take; past it the request answers 503 and the key is released.

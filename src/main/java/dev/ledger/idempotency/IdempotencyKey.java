@@ -37,6 +37,24 @@ public record IdempotencyKey(String value) {
         return new IdempotencyKey(key);
     }
 
+    /**
+     * A key given bare, with no quoting (a broker command's {@code message_id}): the header's bare
+     * form, 1-255 visible ASCII characters without '"'. Throws the same problems as {@link #parse}.
+     */
+    public static IdempotencyKey parseBare(String value, String name) {
+        if (value == null) {
+            throw new ProblemException(ProblemType.IDEMPOTENCY_KEY_MISSING, "Every command needs a " + name);
+        }
+        String key = bare(value);
+        if (key.isEmpty()) {
+            throw invalid("the key is empty");
+        }
+        if (key.length() > MAX_LENGTH) {
+            throw invalid("the key is longer than " + MAX_LENGTH + " characters");
+        }
+        return new IdempotencyKey(key);
+    }
+
     private static String bare(String raw) {
         for (int i = 0; i < raw.length(); i++) {
             char c = raw.charAt(i);

@@ -107,6 +107,11 @@ public class ApiKeys {
         return Optional.ofNullable(client);
     }
 
+    /** Whether {@code client} has a key: the client ids broker commands are accepted from. */
+    public boolean knowsClient(String client) {
+        return entries.stream().anyMatch(entry -> entry.client().equals(client));
+    }
+
     static byte[] sha256(String key) {
         try {
             return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));

@@ -20,9 +20,9 @@ public record PostTransactionRequest(
 
     public static final long MAX_AMOUNT = 1_000_000_000_000_000L;
     public static final int MAX_REFERENCE = 255;
-    static final List<String> MEMBERS = List.of("type", "amount", "sequence", "reference");
+    public static final List<String> MEMBERS = List.of("type", "amount", "sequence", "reference");
 
-    static PostTransactionRequest from(JsonBody body) {
+    public static PostTransactionRequest from(JsonBody body) {
         String type = body.requiredString("type");
         if (!type.equals("DEBIT") && !type.equals("CREDIT")) {
             throw new ProblemException(ProblemType.INVALID_REQUEST, "'type' must be DEBIT or CREDIT");

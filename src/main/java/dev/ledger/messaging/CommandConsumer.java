@@ -1,0 +1,173 @@
+package dev.ledger.messaging;
+
+import dev.ledger.config.LedgerConfig;
+import dev.ledger.idempotency.IdempotentExecutor;
+import dev.ledger.idempotency.Outcome;
+import dev.ledger.idempotency.ResponseRecorder;
+import dev.ledger.security.ApiKeys;
+import dev.ledger.transaction.TransactionService;
+import io.smallrye.common.vertx.VertxContext;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
+import io.smallrye.reactive.messaging.rabbitmq.RabbitMQRejectMetadata;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.eclipse.microprofile.reactive.messaging.Metadata;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The broker's door to the engine: payment commands from {@code ledger.commands}, each run through
+ * the same {@link IdempotentExecutor} as {@code POST /accounts/{id}/transactions}, and its
+ * {@link Outcome} translated into the broker's terms (API.md "Payment commands over RabbitMQ"):
+ * <ul>
+ *   <li>recorded (applied, refused, replayed) or key reused: the outcome message is published and
+ *       confirmed, then the command is acknowledged; a crash before the ack redelivers it, and the
+ *       durable record turns the redelivery into a replay;</li>
+ *   <li>in flight: the command waits for the original ({@code ledger.idempotency.max-wait}), so it is
+ *       acknowledged with the original's outcome as a replay; if the original is still running, it is
+ *       requeued after a back-off, never in a tight loop;</li>
+ *   <li>unavailable (Redis failing closed, Postgres): requeued after {@code ledger.messaging.retry-delay},
+ *       never dead-lettered; {@link CommandFlow} pauses consumption while failures keep coming;</li>
+ *   <li>unreadable or from an unknown sender: dead-lettered with its reason ({@code x-ledger-problem}),
+ *       never retried; a readable {@code reply_to} gets the 400;</li>
+ *   <li>a failure of another kind (a bug): requeued, and dead-lettered as {@code internal-error} at
+ *       its {@code ledger.messaging.max-deliveries}th delivery.</li>
+ * </ul>
+ * The method hands each command to its own Vert.x context and returns at once: how many run at a
+ * time is bounded by the broker's prefetch ({@code ledger.messaging.prefetch}), since every one holds
+ * an unacknowledged delivery until it is settled.
+ */
+@ApplicationScoped
+public class CommandConsumer {
+    private static final Logger LOG = Logger.getLogger(CommandConsumer.class);
+    /** Quorum queues count a command's earlier deliveries here (absent on the first). */
+    static final String DELIVERY_COUNT = "x-delivery-count";
+
+    private final IdempotentExecutor executor;
+    private final TransactionService transactions;
+    private final OutcomePublisher publisher;
+    private final ResponseRecorder recorder;
+    private final CommandFlow flow;
+    private final CommandMetrics metrics;
+    private final ApiKeys keys;
+    private final LedgerConfig config;
+    private final Vertx vertx;
+
+    public CommandConsumer(IdempotentExecutor executor, TransactionService transactions, OutcomePublisher publisher,
+                           ResponseRecorder recorder, CommandFlow flow, CommandMetrics metrics, ApiKeys keys,
+                           LedgerConfig config, Vertx vertx) {
+        this.executor = executor;
+        this.transactions = transactions;
+        this.publisher = publisher;
+        this.recorder = recorder;
+        this.flow = flow;
+        this.metrics = metrics;
+        this.keys = keys;
+        this.config = config;
+        this.vertx = vertx;
+    }
+
+    @Incoming("commands")
+    public CompletionStage<Void> consume(Message<byte[]> message) {
+        Context current = Vertx.currentContext();
+        Context loop = current != null && current.isEventLoopContext() ? current : vertx.getOrCreateContext();
+        Context own = VertxContext.createNewDuplicatedContext(loop);
+        own.runOnContext(ignored -> handle(message).subscribe().with(
+                settled -> {
+                },
+                failure -> LOG.errorf(failure, "A command could not be settled; the broker redelivers it")));
+        return CompletableFuture.completedFuture(null);
+    }
+
+    Uni<Void> handle(Message<byte[]> message) {
+        IncomingRabbitMQMetadata delivery = message.getMetadata(IncomingRabbitMQMetadata.class).orElseThrow();
+        PaymentCommand command;
+        try {
+            command = PaymentCommand.read(delivery, message.getPayload(), keys, config);
+        } catch (PaymentCommand.Refused refused) {
+            return refuse(message, delivery, refused);
+        }
+        return executor.execute(command.request(), record -> transactions.post(record, command.accountId(), command.body()),
+                        config.idempotency().maxWait())
+                .chain(outcome -> settle(message, command, outcome))
+                .onFailure().recoverWithUni(failure -> failed(message, delivery, failure));
+    }
+
+    private Uni<Void> settle(Message<byte[]> message, PaymentCommand command, Outcome outcome) {
+        if (outcome instanceof Outcome.Unavailable) {
+            flow.unavailable();
+            metrics.redelivered();
+            return later(requeue(message));
+        }
+        flow.available();
+        if (outcome instanceof Outcome.InFlight) {
+            // it waited max-wait for the original, which still runs: neither applied nor dropped
+            metrics.redelivered();
+            return later(requeue(message));
+        }
+        return publisher.publish(command.key().value(), command.correlationId(), command.replyTo(), outcome)
+                .chain(() -> Uni.createFrom().completionStage(message.ack()))
+                .invoke(() -> metrics.settled(outcome))
+                .onFailure().recoverWithUni(notConfirmed -> {
+                    // recorded, but its outcome message not confirmed: the redelivery replays it
+                    LOG.warnf("The outcome of command %s was not confirmed by the broker (%s); it is redelivered",
+                            command.request().logLabel(), notConfirmed.toString());
+                    metrics.redelivered();
+                    return later(requeue(message));
+                });
+    }
+
+    private Uni<Void> refuse(Message<byte[]> message, IncomingRabbitMQMetadata delivery, PaymentCommand.Refused refused) {
+        Uni<Void> answer = refused.answerable
+                ? publisher.reply(delivery.getMessageId().orElse(null),
+                        delivery.getCorrelationId().or(delivery::getMessageId).orElse(null),
+                        delivery.getReplyTo().filter(queue -> !queue.isEmpty()), recorder.problem(refused.problem.problem()))
+                : Uni.createFrom().voidItem();
+        return answer.chain(() -> deadLetter(message, delivery, refused.slug()));
+    }
+
+    private Uni<Void> failed(Message<byte[]> message, IncomingRabbitMQMetadata delivery, Throwable failure) {
+        long delivered = delivery.getHeader(DELIVERY_COUNT, Number.class).map(Number::longValue).orElse(0L) + 1;
+        if (delivered >= config.messaging().maxDeliveries()) {
+            LOG.errorf(failure, "Command failed at its delivery %d of %d; dead-lettered as internal-error", delivered,
+                    config.messaging().maxDeliveries());
+            return deadLetter(message, delivery, "internal-error");
+        }
+        LOG.errorf(failure, "Command failed at its delivery %d of %d; requeued", delivered, config.messaging().maxDeliveries());
+        metrics.redelivered();
+        return later(requeue(message));
+    }
+
+    /** Published to the dead-letter exchange with its reason and confirmed, then acknowledged. */
+    private Uni<Void> deadLetter(Message<byte[]> message, IncomingRabbitMQMetadata delivery, String slug) {
+        return publisher.deadLetter(delivery, message.getPayload(), slug)
+                .chain(() -> Uni.createFrom().completionStage(message.ack()))
+                .invoke(() -> metrics.deadLettered(slug))
+                .onFailure().recoverWithUni(notConfirmed -> later(requeue(message)));
+    }
+
+    private static Uni<Void> requeue(Message<byte[]> message) {
+        return Uni.createFrom().completionStage(() -> message.nack(new Requeued(),
+                Metadata.of(new RabbitMQRejectMetadata(true))));
+    }
+
+    /** After the back-off: the delivery stays unacknowledged (and counted in the prefetch) meanwhile. */
+    private Uni<Void> later(Uni<Void> action) {
+        Duration delay = config.messaging().retryDelay();
+        return Uni.createFrom().voidItem().onItem().delayIt().by(delay).chain(() -> action);
+    }
+
+    /** Why a command was given back to the broker; not an error. */
+    private static final class Requeued extends RuntimeException {
+        Requeued() {
+            super("requeued", null, false, false);
+        }
+    }
+}
