@@ -37,6 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 @QuarkusIntegrationTest
 @WithTestResource(value = PackagedAppConfig.class, scope = TestResourceScope.MATCHING_RESOURCES)
 class GeneratedClientIT {
+    /** No {@code Prefer: wait}: the generated methods take the header as their last parameter. */
+    private static final String NO_WAIT = null;
     private AccountsApi accounts;
     private TransactionsApi transactions;
     private ApiClient client;
@@ -52,7 +54,7 @@ class GeneratedClientIT {
 
     @Test
     void opensCreditsReplaysAndReadsRefusalsThroughTheGeneratedTypes() throws Exception {
-        ApiResponse<Account> opened = accounts.openAccountWithHttpInfo(key(), new OpenAccountRequest().currency("EUR"));
+        ApiResponse<Account> opened = accounts.openAccountWithHttpInfo(key(), new OpenAccountRequest().currency("EUR"), NO_WAIT);
         assertEquals(201, opened.getStatusCode());
         Account account = opened.getData();
         assertEquals("EUR", account.getCurrency());
@@ -61,28 +63,28 @@ class GeneratedClientIT {
         String creditKey = key();
         PostTransactionRequest credit = new PostTransactionRequest().type(TransactionType.CREDIT).amount(10_000L)
                 .sequence(1L).reference("invoice-7");
-        ApiResponse<Transaction> applied = transactions.postTransactionWithHttpInfo(account.getId(), creditKey, credit);
+        ApiResponse<Transaction> applied = transactions.postTransactionWithHttpInfo(account.getId(), creditKey, credit, NO_WAIT);
         assertEquals(201, applied.getStatusCode());
         assertEquals(10_000L, applied.getData().getBalanceAfter());
         assertNull(applied.getHeaders().get("idempotent-replayed"));
 
-        ApiResponse<Transaction> replayed = transactions.postTransactionWithHttpInfo(account.getId(), creditKey, credit);
+        ApiResponse<Transaction> replayed = transactions.postTransactionWithHttpInfo(account.getId(), creditKey, credit, NO_WAIT);
         assertEquals(201, replayed.getStatusCode());
         assertEquals(List.of("true"), replayed.getHeaders().get("idempotent-replayed"));
         assertEquals(applied.getData(), replayed.getData());
 
         Problem poor = problem(422, () -> transactions.postTransaction(account.getId(), key(),
-                new PostTransactionRequest().type(TransactionType.DEBIT).amount(10_001L).sequence(2L)));
+                new PostTransactionRequest().type(TransactionType.DEBIT).amount(10_001L).sequence(2L), NO_WAIT));
         assertEquals(Problem.TypeEnum._PROBLEMS_INSUFFICIENT_FUNDS, poor.getType());
         assertEquals(10_000L, poor.getBalance());
 
         Problem stale = problem(409, () -> transactions.postTransaction(account.getId(), key(),
-                new PostTransactionRequest().type(TransactionType.CREDIT).amount(1L).sequence(1L)));
+                new PostTransactionRequest().type(TransactionType.CREDIT).amount(1L).sequence(1L), NO_WAIT));
         assertEquals(Problem.TypeEnum._PROBLEMS_STALE_SEQUENCE, stale.getType());
         assertEquals(1L, stale.getLastSequence());
 
         Problem reused = problem(422, () -> transactions.postTransaction(account.getId(), creditKey,
-                new PostTransactionRequest().type(TransactionType.CREDIT).amount(20_000L).sequence(1L)));
+                new PostTransactionRequest().type(TransactionType.CREDIT).amount(20_000L).sequence(1L), NO_WAIT));
         assertEquals(Problem.TypeEnum._PROBLEMS_IDEMPOTENCY_KEY_REUSED, reused.getType());
 
         Problem unknown = problem(404, () -> accounts.getAccount(UUID.randomUUID()));
