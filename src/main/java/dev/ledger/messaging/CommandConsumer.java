@@ -8,6 +8,7 @@ import dev.ledger.security.ApiKeys;
 import dev.ledger.transaction.TransactionService;
 import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMessage;
 import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
 import io.smallrye.reactive.messaging.rabbitmq.RabbitMQRejectMetadata;
 import io.vertx.core.Context;
@@ -153,9 +154,19 @@ public class CommandConsumer {
                 .onFailure().recoverWithUni(notConfirmed -> later(requeue(message)));
     }
 
+    /**
+     * Gives the delivery back to the broker for redelivery. The connector's own nack would do the
+     * same but log a warning for every command it requeues (its failure handlers treat a nack as a
+     * failure to report); a requeue here is an expected step, counted in the metrics instead.
+     */
     private static Uni<Void> requeue(Message<byte[]> message) {
-        return Uni.createFrom().completionStage(() -> message.nack(new Requeued(),
-                Metadata.of(new RabbitMQRejectMetadata(true))));
+        if (message instanceof IncomingRabbitMQMessage<?> delivery) {
+            return Uni.createFrom().item(() -> {
+                delivery.rejectMessage(REQUEUED, true);
+                return null;
+            });
+        }
+        return Uni.createFrom().completionStage(() -> message.nack(REQUEUED, Metadata.of(new RabbitMQRejectMetadata(true))));
     }
 
     /** After the back-off: the delivery stays unacknowledged (and counted in the prefetch) meanwhile. */
@@ -165,9 +176,6 @@ public class CommandConsumer {
     }
 
     /** Why a command was given back to the broker; not an error. */
-    private static final class Requeued extends RuntimeException {
-        Requeued() {
-            super("requeued", null, false, false);
-        }
-    }
+    private static final RuntimeException REQUEUED = new RuntimeException("requeued", null, false, false) {
+    };
 }

@@ -5,6 +5,8 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.smallrye.reactive.messaging.ChannelRegistry;
 import io.smallrye.reactive.messaging.PausableChannel;
@@ -30,8 +32,10 @@ public class CommandFlow {
     private final CircuitBreaker breaker;
     private final ChannelRegistry channels;
 
-    public CommandFlow(ChannelRegistry channels, LedgerConfig config) {
+    public CommandFlow(ChannelRegistry channels, LedgerConfig config, MeterRegistry metrics) {
         this.channels = channels;
+        Counter pauses = Counter.builder("ledger.commands.pauses")
+                .description("Times the consumption of commands paused for unavailable dependencies").register(metrics);
         this.breaker = breakers.circuitBreaker("commands", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(10)
@@ -51,6 +55,7 @@ public class CommandFlow {
             if (state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.FORCED_OPEN) {
                 LOG.warnf("Commands meet unavailable dependencies: consumption paused for %s", config.messaging().pause());
                 channel.pause();
+                pauses.increment();
             } else if (channel.isPaused()) {
                 LOG.infof("Commands: consumption resumed (breaker %s)", state.name().toLowerCase().replace('_', '-'));
                 channel.resume();

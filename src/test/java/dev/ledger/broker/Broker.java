@@ -44,10 +44,15 @@ public final class Broker implements AutoCloseable {
 
     /** A connection as broker user {@code user} to the broker at {@code port} (the configured one when 0). */
     public static Broker as(String user, String password, int port) throws IOException, TimeoutException {
+        return as(user, password, port, port != 0 ? "/" : virtualHost());
+    }
+
+    /** A connection as {@code user} to the broker at 127.0.0.1:{@code port}, virtual host {@code virtualHost}. */
+    public static Broker as(String user, String password, int port, String virtualHost) throws IOException, TimeoutException {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost(setting("RABBITMQ_HOST", "rabbitmq-host", "127.0.0.1"));
         factory.setPort(port != 0 ? port : Integer.parseInt(setting("RABBITMQ_PORT", "rabbitmq-port", "5672")));
-        factory.setVirtualHost(virtualHost());
+        factory.setVirtualHost(virtualHost);
         factory.setUsername(user);
         factory.setPassword(password);
         return new Broker(factory.newConnection("ledger-tests-" + user));

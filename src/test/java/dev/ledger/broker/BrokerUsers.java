@@ -20,11 +20,16 @@ public final class BrokerUsers {
         ensure(name, null);
     }
 
-    /** The same, on the node {@code node} (a dedicated one), or the machine's when null. */
+    /** The same, on the node {@code node} (a dedicated one, virtual host {@code /}), or the machine's when null. */
     public static void ensure(String name, String node) throws IOException, InterruptedException {
         ctl(node, true, "add_user", name, PASSWORD);
         ctl(node, false, "change_password", name, PASSWORD);
-        ctl(node, false, "set_permissions", "-p", Broker.virtualHost(), name, ".*", ".*", ".*");
+        ctl(node, false, "set_permissions", "-p", node == null ? Broker.virtualHost() : "/", name, ".*", ".*", ".*");
+    }
+
+    /** {@code rabbitmqctl} on {@code node} (the machine's when null); fails unless it succeeds. */
+    public static void ctl(String node, String... args) throws IOException, InterruptedException {
+        ctl(node, false, args);
     }
 
     private static void ctl(String node, boolean mayExist, String... args) throws IOException, InterruptedException {
