@@ -11,6 +11,10 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.mutiny.redis.client.Request;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,6 +48,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CommandsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration BOUND = Duration.ofSeconds(20);
+    @Inject
+    Redis redis;
     private static Broker dev;
     private static Broker guest;
     private String replies;
@@ -123,6 +129,37 @@ class CommandsTest {
         assertEquals(true, second.header("idempotent-replayed"));
         assertEquals(first.body(), second.body());
         assertEquals(1, LedgerApi.entryCount(account));
+    }
+
+    @Test
+    void aCommandRepeatedAfterRedisLostItsDataReplaysFromPostgres() throws Exception {
+        String account = LedgerApi.newAccount();
+        String key = LedgerApi.newKey();
+        String body = command(account, "CREDIT", 900, 1);
+        send(key, body);
+        Broker.Delivery first = dev.next(replies, BOUND);
+        // the tests' own Redis database, as a restart, failover or flush would leave it
+        redis.send(Request.cmd(Command.FLUSHDB)).await().atMost(BOUND);
+        send(key, body);
+        Broker.Delivery second = dev.next(replies, BOUND);
+        assertEquals(first.body(), second.body());
+        assertEquals(true, second.header("idempotent-replayed"));
+        assertEquals(1, LedgerApi.entryCount(account));
+    }
+
+    @Test
+    void countsCommandsByOutcomeAndShowsTheQueuesDepth() throws Exception {
+        String account = LedgerApi.newAccount();
+        double applied = metric("ledger_commands_total{outcome=\"applied\"}");
+        double replayed = metric("ledger_commands_total{outcome=\"replayed\"}");
+        String key = LedgerApi.newKey();
+        send(key, command(account, "CREDIT", 1, 1));
+        dev.next(replies, BOUND);
+        send(key, command(account, "CREDIT", 1, 1));
+        dev.next(replies, BOUND);
+        assertEquals(applied + 1, metric("ledger_commands_total{outcome=\"applied\"}"));
+        assertEquals(replayed + 1, metric("ledger_commands_total{outcome=\"replayed\"}"));
+        await().atMost(BOUND).until(() -> metric("ledger_commands_queued") == 0);
     }
 
     @Test
@@ -307,6 +344,6 @@ class CommandsTest {
                 return Double.parseDouble(line.substring(name.length() + 1));
             }
         }
-        return 0;
+        return name.startsWith("ledger_commands_queued") ? -1 : 0;
     }
 }
