@@ -5,7 +5,8 @@
 #
 # Settings (environment): BENCH_CONNECTIONS ("16 64"), BENCH_DURATION (15s), BENCH_WARMUP (5s),
 # BENCH_ACCOUNTS (1000), BENCH_REPLAY_KEYS (2000), BENCH_PORT (8099),
-# BENCH_SCENARIOS ("new-payments replays inflight reads"), BENCH_LIMITS (1; 0 skips the limits),
+# BENCH_SCENARIOS ("new-payments replays inflight reads commands"), BENCH_COMMANDS (20000: commands
+# published per run of the commands scenario), BENCH_LIMITS (1; 0 skips the limits),
 # BENCH_JAVA_OPTS (JVM options of the service; default below; empty for the JVM's defaults).
 # BENCH_AOT (1; 0 skips the start-time figure with the AOT cache of bench/aot-cache.sh),
 # BENCH_STARTS (1; 0 skips the start-to-ready figures altogether).
@@ -19,7 +20,8 @@ WARMUP=${BENCH_WARMUP:-5s}
 ACCOUNTS=${BENCH_ACCOUNTS:-1000}
 REPLAY_KEYS=${BENCH_REPLAY_KEYS:-2000}
 PORT=${BENCH_PORT:-8099}
-SCENARIOS=${BENCH_SCENARIOS:-"new-payments replays inflight reads"}
+SCENARIOS=${BENCH_SCENARIOS:-"new-payments replays inflight reads commands"}
+COMMANDS=${BENCH_COMMANDS:-20000}
 # The recommended JVM flags (docs/performance.md): a bounded heap and the serial collector keep the
 # RSS under 300 MB on this 24 GiB machine, where the JVM's defaults would let the heap grow to 6 GiB.
 BENCH_JAVA_OPTS=${BENCH_JAVA_OPTS-"-Xms64m -Xmx160m -XX:+UseSerialGC"}
@@ -52,6 +54,19 @@ fresh_stores
 API_KEY="bench-ledger-key-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 API_KEYS="bench:$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)"
 export LEDGER_BENCH_API_KEY="$API_KEY"
+# The commands scenario: the service consumes commands from a virtual host of the benchmark's own,
+# published by the broker user "bench" (the client id of API_KEYS), through RabbitMQ's Java client.
+BROKER_VHOST=ledger-bench
+BROKER_PASSWORD="$API_KEY"
+if [[ " $SCENARIOS " == *" commands "* ]]; then
+  as_root rabbitmqctl -q delete_vhost "$BROKER_VHOST" >/dev/null 2>&1 || true
+  as_root rabbitmqctl -q add_vhost "$BROKER_VHOST"
+  as_root rabbitmqctl -q add_user bench "$BROKER_PASSWORD" >/dev/null 2>&1 || as_root rabbitmqctl -q change_password bench "$BROKER_PASSWORD"
+  for user in bench guest; do as_root rabbitmqctl -q set_permissions -p "$BROKER_VHOST" "$user" '.*' '.*' '.*'; done
+  export LEDGER_MESSAGING_RABBITMQ_ENABLED=true RABBITMQ_HOST=127.0.0.1 RABBITMQ_PORT=5672 RABBITMQ_USERNAME=guest \
+    RABBITMQ_PASSWORD=guest RABBITMQ_VIRTUAL_HOST="$BROKER_VHOST"
+  [ -f "$OUT/classpath.txt" ] || ./mvnw -q -B dependency:build-classpath -Dmdep.outputFile="$OUT/classpath.txt" >/dev/null
+fi
 start_ns=$(date +%s%N)
 # shellcheck disable=SC2086
 launch java target/quarkus-app/quarkus-run.jar "$PORT" "$OUT/app.log" ${BENCH_JAVA_OPTS:-}
@@ -114,9 +129,32 @@ scenario() { # name conns lua args...
   RESULT[$name-$conns]+=" machine_cpu_ms_per_req=$(ms_per $(( machine_after - machine_before )) "$requests")"
   echo "$name @$conns: ${RESULT[$name-$conns]}"
 }
+# commands_run COUNT RUN: publishes COUNT commands and waits for their outcomes (bench/CommandLoad.java)
+commands_run() {
+  java -cp "$(cat "$OUT/classpath.txt")" bench/CommandLoad.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" \
+    "$OUT/accounts.txt" "$1" "$2" "$(( $(date +%s%N) / 1000 ))"
+}
+# commands_scenario CONNS [warm-up-only]: the same measure as scenario(), for commands instead of wrk
+commands_scenario() {
+  local c=$1 run="$RUN-$1${2:+-jit}"
+  commands_run $(( COMMANDS / 10 )) "$run-warm" > /dev/null
+  [ "${2:-}" = warm-up-only ] && return
+  local before machine_before; before=$(cpu_ticks); machine_before=$(machine_ticks)
+  commands_run "$COMMANDS" "$run" > "$OUT/commands-$c.txt"
+  local after machine_after; after=$(cpu_ticks); machine_after=$(machine_ticks)
+  local line; line=$(grep '^BENCH' "$OUT/commands-$c.txt")
+  local outcomes; outcomes=$(sed -E 's/.*outcomes=([0-9]+).*/\1/' <<< "$line")
+  RESULT[commands-$c]="$line p50_ms=- p99_ms=- cpu_ms_per_req=$(ms_per $(( after - before )) "$outcomes")"
+  RESULT[commands-$c]+=" machine_cpu_ms_per_req=$(ms_per $(( machine_after - machine_before )) "$outcomes")"
+  echo "commands: ${RESULT[commands-$c]}"
+}
 # run_scenario NAME CONNS [warm-up-only]: the scenario with its Lua script and arguments
 run_scenario() {
   local s=$1 c=$2 args
+  if [ "$s" = commands ]; then
+    commands_scenario "$c" "${3:-}"
+    return
+  fi
   # the run id in every fresh key: the warm-up round's keys differ from the measured runs'
   local run="$RUN-$c${3:+-jit}"
   case $s in
@@ -239,7 +277,7 @@ field() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "${RESULT[$1]}"; }
   for c in $CONNECTIONS; do
     for s in $SCENARIOS; do
       case $s in
-        new-payments) limit=${LIMIT[pay-$c]}; what="pgbench payment, ${LIMIT_CPU[pay-$c]} machine ms" ;;
+        new-payments|commands) limit=${LIMIT[pay-$c]}; what="pgbench payment, ${LIMIT_CPU[pay-$c]} machine ms" ;;
         replays) limit=${LIMIT[evalsha-$c]}; what="EVALSHA reserve, ${LIMIT_CPU[evalsha-$c]} machine ms" ;;
         reads) limit=${LIMIT[read-$c]}; what="pgbench read, ${LIMIT_CPU[read-$c]} machine ms" ;;
         *) limit=""; what="" ;;
