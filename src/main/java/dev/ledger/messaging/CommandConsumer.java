@@ -97,8 +97,9 @@ public class CommandConsumer {
         }
         return executor.execute(command.request(), record -> transactions.post(record, command.accountId(), command.body()),
                         config.idempotency().maxWait())
-                .chain(outcome -> settle(message, command, outcome))
-                .onFailure().recoverWithUni(failure -> failed(message, delivery, failure));
+                // only the engine's failure is the command's: one of settling is not retried by requeueing
+                .onItemOrFailure().transformToUni((outcome, failure) -> failure == null
+                        ? settle(message, command, outcome) : failed(message, delivery, failure));
     }
 
     private Uni<Void> settle(Message<byte[]> message, PaymentCommand command, Outcome outcome) {
@@ -113,16 +114,37 @@ public class CommandConsumer {
             metrics.redelivered();
             return later(requeue(message));
         }
-        return publisher.publish(command.key().value(), command.correlationId(), command.replyTo(), outcome)
-                .chain(() -> Uni.createFrom().completionStage(message.ack()))
-                .invoke(() -> metrics.settled(outcome))
-                .onFailure().recoverWithUni(notConfirmed -> {
-                    // recorded, but its outcome message not confirmed: the redelivery replays it
-                    LOG.warnf("The outcome of command %s was not confirmed by the broker (%s); it is redelivered",
-                            command.request().logLabel(), notConfirmed.toString());
-                    metrics.redelivered();
-                    return later(requeue(message));
-                });
+        return confirmed(publisher.publish(command.key().value(), command.correlationId(), command.replyTo(), outcome),
+                        command.request().logLabel())
+                .chain(published -> published
+                        ? acknowledge(message).invoke(() -> metrics.settled(outcome))
+                        : later(requeue(message)));
+    }
+
+    /**
+     * Whether the broker confirmed what was published. Not confirmed (the broker away, a channel
+     * closed): the command is requeued rather than acknowledged; if the publish did land, the
+     * redelivery publishes the recorded outcome again, as a replay.
+     */
+    private Uni<Boolean> confirmed(Uni<Void> publish, String label) {
+        return publish.replaceWith(true).onFailure().recoverWithItem(notConfirmed -> {
+            LOG.warnf("A message for command %s was not confirmed by the broker (%s); the command is redelivered",
+                    label, notConfirmed.toString());
+            metrics.redelivered();
+            return false;
+        });
+    }
+
+    /**
+     * The acknowledgement, the last step of a settled command: nothing after it may requeue the
+     * same delivery (a second settlement of one delivery closes the broker channel). If the ack is
+     * lost, the broker redelivers, and the redelivery replays.
+     */
+    private static Uni<Void> acknowledge(Message<byte[]> message) {
+        return Uni.createFrom().completionStage(message::ack).onFailure().recoverWithItem(lost -> {
+            LOG.warnf("A command's acknowledgement was lost (%s); the broker redelivers it and it replays", lost.toString());
+            return null;
+        });
     }
 
     private Uni<Void> refuse(Message<byte[]> message, IncomingRabbitMQMetadata delivery, PaymentCommand.Refused refused) {
@@ -148,10 +170,10 @@ public class CommandConsumer {
 
     /** Published to the dead-letter exchange with its reason and confirmed, then acknowledged. */
     private Uni<Void> deadLetter(Message<byte[]> message, IncomingRabbitMQMetadata delivery, String slug) {
-        return publisher.deadLetter(delivery, message.getPayload(), slug)
-                .chain(() -> Uni.createFrom().completionStage(message.ack()))
-                .invoke(() -> metrics.deadLettered(slug))
-                .onFailure().recoverWithUni(notConfirmed -> later(requeue(message)));
+        return confirmed(publisher.deadLetter(delivery, message.getPayload(), slug), delivery.getMessageId().orElse("?"))
+                .chain(published -> published
+                        ? acknowledge(message).invoke(() -> metrics.deadLettered(slug))
+                        : later(requeue(message)));
     }
 
     /**
