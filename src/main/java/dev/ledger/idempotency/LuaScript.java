@@ -40,6 +40,11 @@ final class LuaScript {
         }
     }
 
+    /** The SHA-1 that EVALSHA names the script by. */
+    String sha() {
+        return sha;
+    }
+
     /** Runs the script on {@code key} at {@code node}; NOSCRIPT is that node's own answer, so the EVAL goes there too. */
     Uni<Response> run(RedisPipeline redis, RedisNode node, String key, String... args) {
         return redis.send(node, key, request(Command.EVALSHA, sha, key, args))

@@ -10,5 +10,5 @@ import io.vertx.mutiny.redis.client.Redis;
  *
  * @param address {@code host:port}
  */
-record RedisNode(String address, Redis client, CircuitBreaker breaker) {
+public record RedisNode(String address, Redis client, CircuitBreaker breaker) {
 }
