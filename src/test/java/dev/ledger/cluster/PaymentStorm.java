@@ -35,6 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public final class PaymentStorm {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration GIVE_UP = Duration.ofSeconds(90);
+    /** Replays in flight at once when reconciling: a client's pace, not a flood. */
+    private static final int REPLAY_CONCURRENCY = 64;
     /** The client's back-off between retries; shorter than Retry-After, to keep the test short. */
     private static final Executor BACK_OFF = CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS);
 
@@ -150,6 +152,18 @@ public final class PaymentStorm {
         });
     }
 
+    /** The key sent once more, again after a 503 or a 409 request-in-progress: its first other answer. */
+    private CompletableFuture<Answer> replay(URI base, Payment payment, long deadline) {
+        return send(base, path(payment), payment.key(), payment.body()).thenCompose(answer -> {
+            boolean transient_ = answer.status() == 503 || answer.status() == -1
+                    || (answer.status() == 409 && answer.type().equals("/problems/request-in-progress"));
+            if (!transient_ || System.nanoTime() > deadline) {
+                return CompletableFuture.completedFuture(answer);
+            }
+            return CompletableFuture.supplyAsync(() -> null, BACK_OFF).thenCompose(ignored -> replay(base, payment, deadline));
+        });
+    }
+
     private CompletableFuture<Answer> send(URI base, String path, String key, String body) {
         sent.incrementAndGet();
         HttpRequest request = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(20))
@@ -213,17 +227,19 @@ public final class PaymentStorm {
     public long reconcile() throws Exception {
         assertEquals(payments.size(), originals.size(), "every key ended with a 201");
         long replayFailures = 0;
-        List<CompletableFuture<Answer>> replays = new ArrayList<>();
         List<Payment> all = new ArrayList<>(payments.values());
-        for (int i = 0; i < all.size(); i++) {
-            Payment payment = all.get(i);
-            replays.add(send(bases.get(i % bases.size()), path(payment), payment.key(), payment.body()));
-        }
-        for (int i = 0; i < all.size(); i++) {
-            Answer replay = replays.get(i).get(60, TimeUnit.SECONDS);
-            Answer original = originals.get(all.get(i).key());
-            if (replay.status() != 201 || !replay.replayed() || !replay.body().equals(original.body())) {
-                replayFailures++;
+        for (int from = 0; from < all.size(); from += REPLAY_CONCURRENCY) {
+            List<Payment> chunk = all.subList(from, Math.min(all.size(), from + REPLAY_CONCURRENCY));
+            List<CompletableFuture<Answer>> replays = new ArrayList<>();
+            for (int i = 0; i < chunk.size(); i++) {
+                replays.add(replay(bases.get(i % bases.size()), chunk.get(i), System.nanoTime() + GIVE_UP.toNanos()));
+            }
+            for (int i = 0; i < chunk.size(); i++) {
+                Answer replay = replays.get(i).get(GIVE_UP.toSeconds() + 30, TimeUnit.SECONDS);
+                Answer original = originals.get(chunk.get(i).key());
+                if (replay.status() != 201 || !replay.replayed() || !replay.body().equals(original.body())) {
+                    replayFailures++;
+                }
             }
         }
         long entries = 0;
