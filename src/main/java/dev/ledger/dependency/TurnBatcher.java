@@ -10,7 +10,9 @@ import io.vertx.core.Vertx;
 import io.vertx.core.impl.ContextInternal;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -20,7 +22,8 @@ import java.util.concurrent.atomic.LongAdder;
  * Under load a batch carries several calls, so the service makes one write, and the dependency
  * one read, where each call made its own (docs/performance.md). Each caller gets its own result,
  * on its own Vert.x (duplicated) context. A call made off an event loop (a worker or a test
- * thread), or alone in its turn, is sent alone.
+ * thread), or alone in its turn, is sent alone. Calls bound for different destinations (the
+ * primaries of a Redis Cluster, say: {@link #destination}) leave as one batch per destination.
  *
  * <p>A call whose caller has given up before the flush (its deadline passed) is not sent. The
  * batch runs on a Vert.x context of its own, so that nothing a caller keeps in its context (a
@@ -34,8 +37,13 @@ public abstract class TurnBatcher<C, R> {
     private final LongAdder sends = new LongAdder();
     private final LongAdder calls = new LongAdder();
 
-    /** Sends the calls as one batch; the results in the calls' order. */
+    /** Sends the calls, all bound for one destination, as one batch; the results in the calls' order. */
     protected abstract Uni<List<R>> batch(List<C> calls);
+
+    /** Where a call goes; calls of a turn with equal destinations share a batch. One destination unless overridden. */
+    protected Object destination(C call) {
+        return this;
+    }
 
     /** Sends one call on its own (called through {@link #sendAlone}, which counts it). */
     protected abstract Uni<R> alone(C call);
@@ -97,6 +105,24 @@ public abstract class TurnBatcher<C, R> {
         gathered.clear();
         if (wanted.size() <= 1) {
             wanted.forEach(pending -> pending.deliver(sendAlone(pending.call)));
+            return;
+        }
+        Object first = destination(wanted.get(0).call);
+        if (wanted.stream().allMatch(pending -> destination(pending.call).equals(first))) {
+            send(wanted);
+            return;
+        }
+        Map<Object, List<Pending<C, R>>> byDestination = new LinkedHashMap<>();
+        for (Pending<C, R> pending : wanted) {
+            byDestination.computeIfAbsent(destination(pending.call), ignored -> new ArrayList<>()).add(pending);
+        }
+        byDestination.values().forEach(this::send);
+    }
+
+    /** One destination's calls of the turn: a batch, or the call alone; each caller gets its own result. */
+    private void send(List<Pending<C, R>> wanted) {
+        if (wanted.size() == 1) {
+            wanted.get(0).deliver(sendAlone(wanted.get(0).call));
             return;
         }
         sends.increment();

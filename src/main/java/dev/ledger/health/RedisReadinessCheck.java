@@ -3,11 +3,10 @@ package dev.ledger.health;
 import dev.ledger.config.LedgerConfig;
 import io.smallrye.health.api.AsyncHealthCheck;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.redis.client.Command;
-import io.vertx.mutiny.redis.client.Redis;
-import io.vertx.mutiny.redis.client.Request;
+import dev.ledger.idempotency.RedisNodes;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 import java.time.Duration;
@@ -17,16 +16,17 @@ import java.time.Duration;
  * alone, so a Redis outage leaves it UP (Redis shown DOWN in the data) unless it is set to fail
  * closed, where it cannot serve POSTs and reports DOWN. Replaces Quarkus' own Redis check,
  * which would take the service out of rotation for an outage it survives. It pings through the
- * same {@code Redis} client as the idempotency store: injecting Quarkus' {@code ReactiveRedisDataSource}
- * as well would make Quarkus create a second client with its own pool for the same server.
+ * same clients as the idempotency store ({@link RedisNodes}): in a Redis Cluster every primary, each
+ * shown in the data; Redis is UP while all of them answer, and a cluster fails closed (DOWN) only when
+ * none does, since every other primary's keys can still be served.
  */
 @Readiness
 @ApplicationScoped
 public class RedisReadinessCheck implements AsyncHealthCheck {
-    private final Redis redis;
+    private final RedisNodes redis;
     private final LedgerConfig config;
 
-    public RedisReadinessCheck(Redis redis, LedgerConfig config) {
+    public RedisReadinessCheck(RedisNodes redis, LedgerConfig config) {
         this.redis = redis;
         this.config = config;
     }
@@ -34,12 +34,17 @@ public class RedisReadinessCheck implements AsyncHealthCheck {
     @Override
     public Uni<HealthCheckResponse> call() {
         String mode = config.redis().failClosed() ? "fail-closed" : "degrade-to-postgres";
-        return redis.send(Request.cmd(Command.PING))
-                .ifNoItem().after(Duration.ofMillis(500)).fail()
-                .map(pong -> HealthCheckResponse.named("Redis (idempotency fast path)").up()
-                        .withData("redis", "UP").withData("mode", mode).build())
-                .onFailure().recoverWithItem(failure -> HealthCheckResponse.named("Redis (idempotency fast path)")
-                        .status(!config.redis().failClosed())
-                        .withData("redis", "DOWN").withData("mode", mode).build());
+        return redis.ping(Duration.ofMillis(500)).map(nodes -> {
+            boolean up = !nodes.containsValue(false);
+            // failing closed, an instance still serves the keys of the primaries that answer
+            boolean serves = !config.redis().failClosed() || nodes.containsValue(true);
+            HealthCheckResponseBuilder check = HealthCheckResponse.named("Redis (idempotency fast path)")
+                    .status(serves)
+                    .withData("redis", up ? "UP" : "DOWN").withData("mode", mode);
+            if (redis.cluster()) {
+                nodes.forEach((node, answered) -> check.withData(node, answered ? "UP" : "DOWN"));
+            }
+            return check.build();
+        });
     }
 }

@@ -10,7 +10,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.impl.ContextInternal;
 import io.vertx.mutiny.redis.client.Command;
-import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
@@ -44,7 +43,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public class KeyWaiters {
     private static final Logger LOG = Logger.getLogger(KeyWaiters.class);
 
-    private final Redis redis;
+    private final RedisNodes nodes;
     private final IdempotencyStore store;
     private final Vertx vertx;
     private final long recheckMillis;
@@ -56,8 +55,8 @@ public class KeyWaiters {
     private volatile RedisConnection subscription;
     private volatile long recheckTimer = -1;
 
-    public KeyWaiters(Redis redis, IdempotencyStore store, Vertx vertx, LedgerConfig config, MeterRegistry metrics) {
-        this.redis = redis;
+    public KeyWaiters(RedisNodes nodes, IdempotencyStore store, Vertx vertx, LedgerConfig config, MeterRegistry metrics) {
+        this.nodes = nodes;
         this.store = store;
         this.vertx = vertx;
         this.recheckMillis = config.idempotency().waitRecheck().toMillis();
@@ -104,6 +103,11 @@ public class KeyWaiters {
         });
     }
 
+    /** Whether this instance's subscription is open now (tests). */
+    boolean subscribed() {
+        return subscription != null;
+    }
+
     /** Wakes every waiter of {@code redisKey}. */
     void wake(String redisKey, Counter by) {
         Set<Waiter> waiters = waiting.remove(redisKey);
@@ -115,12 +119,17 @@ public class KeyWaiters {
         }
     }
 
-    /** The one subscription of this instance, (re)opened when a request starts waiting and there is none. */
+    /**
+     * The one subscription of this instance, (re)opened when a request starts waiting and there is
+     * none: on the one Redis server, or on one primary of a Redis Cluster, where a PUBLISH from any
+     * node reaches every subscriber. If that node goes, the subscription is lost and opened again on
+     * a primary of the current slot map; the recheck covers the gap.
+     */
     private void subscribe() {
         if (subscription != null || !subscribing.compareAndSet(false, true)) {
             return;
         }
-        redis.connect()
+        nodes.primaries().get(0).client().connect()
                 .chain(connection -> {
                     connection.handler(this::onMessage);
                     connection.exceptionHandler(failure -> lost(connection, failure));

@@ -40,10 +40,16 @@ final class LuaScript {
         }
     }
 
-    Uni<Response> run(RedisPipeline redis, String key, String... args) {
-        return redis.send(request(Command.EVALSHA, sha, key, args))
+    /** The SHA-1 that EVALSHA names the script by. */
+    String sha() {
+        return sha;
+    }
+
+    /** Runs the script on {@code key} at {@code node}; NOSCRIPT is that node's own answer, so the EVAL goes there too. */
+    Uni<Response> run(RedisPipeline redis, RedisNode node, String key, String... args) {
+        return redis.send(node, key, request(Command.EVALSHA, sha, key, args))
                 .onFailure(LuaScript::isNoScript)
-                .recoverWithUni(() -> redis.send(request(Command.EVAL, source, key, args)))
+                .recoverWithUni(() -> redis.send(node, key, request(Command.EVAL, source, key, args)))
                 .onFailure(f -> !(f instanceof Exception))
                 .transform(RedisScriptException::new);
     }

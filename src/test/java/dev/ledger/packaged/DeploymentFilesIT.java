@@ -41,7 +41,10 @@ class DeploymentFilesIT {
     static final String STARTED = "/q/health/started";
     /** The standard Quarkus settings the service is configured with (docs/configuration.md). */
     static final Set<String> QUARKUS_SETTINGS = Set.of("QUARKUS_HTTP_PORT", "QUARKUS_DATASOURCE_REACTIVE_URL",
-            "QUARKUS_DATASOURCE_JDBC_URL", "QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD", "QUARKUS_REDIS_HOSTS");
+            "QUARKUS_DATASOURCE_JDBC_URL", "QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD", "QUARKUS_REDIS_HOSTS",
+            "QUARKUS_REDIS_CLIENT_TYPE", "QUARKUS_SHUTDOWN_DELAY", "QUARKUS_SHUTDOWN_TIMEOUT");
+    /** The bound on finishing in-flight requests after SIGTERM (quarkus.shutdown.timeout in application.properties). */
+    static final Path APPLICATION_PROPERTIES = Path.of("src/main/resources/application.properties");
     static final List<String> DOCKERFILES = List.of("Dockerfile.jvm", "Dockerfile.native", "Dockerfile.native-micro",
             "Dockerfile.native-build");
     /** Where the settings are documented: the table under "## Settings". */
@@ -100,6 +103,7 @@ class DeploymentFilesIT {
     void everyEnvironmentVariableTheFilesSetIsOneTheApplicationReads() throws IOException {
         Map<String, List<String>> setBy = Map.of(
                 "compose.yaml (ledger)", names(compose().path("services").path("ledger").path("environment")),
+                "compose.cluster.yaml (ledger)", names(composeCluster().path("services").path("ledger").path("environment")),
                 "ConfigMap", names(configMap().path("data")),
                 SECRET_COMMAND, secretKeysInDeploymentDoc());
         for (Map.Entry<String, List<String>> file : setBy.entrySet()) {
@@ -201,6 +205,81 @@ class DeploymentFilesIT {
         assertTrue(compose().path("volumes").has(volume.substring(0, volume.indexOf(':'))), "named volume " + volume);
     }
 
+    @Test
+    void kubernetesRollsOutOneReadyReplicaAtATimeWithinADisruptionBudgetOnARedisCluster() throws IOException {
+        JsonNode deployment = kubernetes("Deployment");
+        int replicas = deployment.path("spec").path("replicas").asInt();
+        assertTrue(replicas >= 3, "replicas " + replicas);
+        JsonNode strategy = deployment.path("spec").path("strategy");
+        assertEquals("RollingUpdate", strategy.path("type").asText(), strategy.toString());
+        // a replica goes only once its successor is ready
+        assertEquals(0, strategy.path("rollingUpdate").path("maxUnavailable").asInt(-1), strategy.toString());
+        assertTrue(strategy.path("rollingUpdate").path("maxSurge").asInt() >= 1, strategy.toString());
+
+        JsonNode budget = kubernetes("PodDisruptionBudget");
+        JsonNode podLabels = deployment.path("spec").path("template").path("metadata").path("labels");
+        budget.path("spec").path("selector").path("matchLabels").fields().forEachRemaining(label ->
+                assertEquals(label.getValue().asText(), podLabels.path(label.getKey()).asText(), "the budget selects the pods"));
+        assertFalse(budget.path("spec").path("selector").path("matchLabels").isEmpty());
+        int mayGo = budget.path("spec").has("maxUnavailable") ? budget.path("spec").path("maxUnavailable").asInt()
+                : replicas - budget.path("spec").path("minAvailable").asInt();
+        assertTrue(mayGo >= 1 && mayGo < replicas, "voluntary disruptions allowed at once: " + mayGo);
+
+        JsonNode settings = configMap().path("data");
+        assertEquals("cluster", settings.path("QUARKUS_REDIS_CLIENT_TYPE").asText());
+        List<String> hosts = List.of(settings.path("QUARKUS_REDIS_HOSTS").asText().split(","));
+        assertTrue(hosts.size() >= 3 && hosts.stream().allMatch(host -> host.startsWith("redis://")), hosts.toString());
+        // SIGTERM, then the delay and the in-flight bound, all before Kubernetes' SIGKILL
+        long grace = deployment.path("spec").path("template").path("spec").path("terminationGracePeriodSeconds").asLong(30);
+        long needed = seconds(settings.path("QUARKUS_SHUTDOWN_DELAY").asText()) + shutdownTimeoutSeconds();
+        assertTrue(needed < grace, "shutdown delay + timeout " + needed + " s within the grace period " + grace + " s");
+    }
+
+    @Test
+    void composeClusterRunsSeveralInstancesBehindHAProxyOnARedisCluster() throws IOException {
+        JsonNode services = composeCluster().path("services");
+        JsonNode ledger = services.path("ledger");
+        int replicas = ledger.path("deploy").path("replicas").asInt();
+        assertTrue(replicas >= 2, "ledger replicas " + replicas);
+        JsonNode environment = ledger.path("environment");
+        assertConnectionUrls(environment);
+        assertEquals("cluster", environment.path("QUARKUS_REDIS_CLIENT_TYPE").asText());
+        List<String> nodes = new ArrayList<>();
+        services.fields().forEachRemaining(service -> {
+            if (service.getValue().path("command").toString().contains("\"--cluster-enabled\",\"yes\"")) {
+                nodes.add(service.getKey());
+            }
+        });
+        assertEquals(6, nodes.size(), "three primaries and three replicas: " + nodes);
+        for (String node : nodes) {
+            assertTrue(environment.path("QUARKUS_REDIS_HOSTS").asText().contains("redis://" + node + ":6379"), node);
+        }
+        assertEquals("service_healthy", ledger.path("depends_on").path("postgres").path("condition").asText());
+        assertEquals("service_completed_successfully",
+                ledger.path("depends_on").path("redis-cluster-create").path("condition").asText());
+        assertTrue(ledger.path("healthcheck").path("test").toString().contains(READY));
+        long needed = seconds(environment.path("QUARKUS_SHUTDOWN_DELAY").asText()) + shutdownTimeoutSeconds();
+        assertTrue(needed < seconds(ledger.path("stop_grace_period").asText()), "stop_grace_period after delay + timeout " + needed + " s");
+
+        String mounted = services.path("haproxy").path("volumes").get(0).asText();
+        Path config = Path.of(mounted.substring(0, mounted.indexOf(':')));
+        String haproxy = Files.readString(config);
+        assertTrue(haproxy.contains("option httpchk GET " + READY), config + " checks readiness");
+        assertTrue(haproxy.contains("server-template ledger " + replicas + " ledger:" + PORT), config + " names every replica");
+    }
+
+    private static long shutdownTimeoutSeconds() throws IOException {
+        String timeout = last(Pattern.compile("(?m)^quarkus\\.shutdown\\.timeout=(\\S+)$"), Files.readString(APPLICATION_PROPERTIES));
+        assertTrue(timeout != null, "quarkus.shutdown.timeout in " + APPLICATION_PROPERTIES);
+        return seconds(timeout);
+    }
+
+    private static long seconds(String duration) {
+        Matcher m = Pattern.compile("(\\d+)s").matcher(duration);
+        assertTrue(m.matches(), "a duration in seconds: " + duration);
+        return Long.parseLong(m.group(1));
+    }
+
     /** The reactive and the JDBC URL name the same database; Redis is a redis:// URL. */
     private static void assertConnectionUrls(JsonNode environment) {
         String reactive = environment.path("QUARKUS_DATASOURCE_REACTIVE_URL").asText();
@@ -256,6 +335,10 @@ class DeploymentFilesIT {
 
     private static JsonNode compose() throws IOException {
         return YAML.readTree(Path.of("compose.yaml").toFile());
+    }
+
+    private static JsonNode composeCluster() throws IOException {
+        return YAML.readTree(Path.of("compose.cluster.yaml").toFile());
     }
 
     private static JsonNode configMap() throws IOException {

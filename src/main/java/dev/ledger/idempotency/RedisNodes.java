@@ -1,0 +1,303 @@
+package dev.ledger.idempotency;
+
+import dev.ledger.config.LedgerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+import io.vertx.redis.client.RedisClientType;
+import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.impl.types.ErrorType;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Where each idempotency key's commands go. Against one Redis server (the default
+ * {@code quarkus.redis.client-type}) every key goes to it, through Quarkus' client. Against a Redis
+ * Cluster ({@code quarkus.redis.client-type=cluster}) each key goes to the primary that serves its
+ * hash slot, known from {@code CLUSTER SLOTS} asked of the known nodes ({@code quarkus.redis.hosts}
+ * are the first ones). Each primary has a connection pool and a circuit breaker of its own, so one
+ * shard's outage sends only its keys to Postgres, and one turn's commands leave as one batch per
+ * primary ({@link RedisPipeline}).
+ *
+ * <p>Not Quarkus' cluster client: it takes a connection to every node of the cluster, replicas
+ * included, for every command or batch, fails everything while any one node is unreachable, and
+ * refuses a batch whose keys live on several nodes.
+ *
+ * <p>The slot map is asked for again when a node answers {@code MOVED} or {@code CLUSTERDOWN}, when
+ * a node cannot be reached, and when a breaker opens or half-opens (a failover under way): one
+ * request at a time, at most every 200 ms. A command answered {@code MOVED} or {@code ASK} follows
+ * the redirection once.
+ */
+@ApplicationScoped
+public class RedisNodes {
+    private static final Logger LOG = Logger.getLogger(RedisNodes.class);
+    private static final long REFRESH_INTERVAL_NANOS = Duration.ofMillis(200).toNanos();
+    private static final Duration SLOTS_TIMEOUT = Duration.ofMillis(500);
+
+    private final Vertx vertx;
+    private final boolean cluster;
+    private final List<String> seeds;
+    private final String scheme;
+    private final String userInfo;
+    private final int poolSize;
+    private final int poolWaiting;
+    private final CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
+    private final CircuitBreakerConfig policy;
+    private final Map<String, RedisNode> nodes = new ConcurrentHashMap<>();
+    /** The standalone server, or in a cluster the first seed, which redirects until the slot map is known. */
+    private final RedisNode first;
+    /** In a cluster, the primary of each slot; null until known. */
+    private volatile RedisNode[] slots;
+    private final AtomicBoolean refreshing = new AtomicBoolean();
+    private volatile long lastRefresh = System.nanoTime() - REFRESH_INTERVAL_NANOS;
+
+    public RedisNodes(Redis redis, Vertx vertx, LedgerConfig config,
+                      @ConfigProperty(name = "quarkus.redis.client-type", defaultValue = "standalone") String clientType,
+                      @ConfigProperty(name = "quarkus.redis.hosts") Optional<String> hosts,
+                      @ConfigProperty(name = "quarkus.redis.max-pool-size", defaultValue = "6") int poolSize,
+                      @ConfigProperty(name = "quarkus.redis.max-pool-waiting", defaultValue = "24") int poolWaiting) {
+        this.vertx = vertx;
+        this.cluster = RedisClientType.CLUSTER.name().equalsIgnoreCase(clientType.trim());
+        this.seeds = hosts.stream().flatMap(value -> Arrays.stream(value.split(",")))
+                .map(String::trim).filter(host -> !host.isEmpty()).toList();
+        URI seed = URI.create(seeds.isEmpty() ? "redis://127.0.0.1:6379" : seeds.get(0));
+        this.scheme = seed.getScheme();
+        this.userInfo = seed.getRawUserInfo() == null ? "" : seed.getRawUserInfo() + "@";
+        this.poolSize = poolSize;
+        this.poolWaiting = Math.max(poolWaiting, poolSize);
+        this.policy = policy(config.redis().breaker());
+        if (cluster) {
+            this.first = node(seed.getHost() + ":" + (seed.getPort() < 0 ? 6379 : seed.getPort()));
+        } else {
+            this.first = new RedisNode(seed.getHost() + ":" + seed.getPort(), redis, breaker("redis"));
+        }
+    }
+
+    void askForTheSlotMapAtStart(@Observes StartupEvent start) {
+        refresh();
+    }
+
+    /** Whether the service talks to a Redis Cluster. */
+    public boolean cluster() {
+        return cluster;
+    }
+
+    /** The node that serves {@code key}. */
+    RedisNode nodeFor(String key) {
+        RedisNode[] map = slots;
+        if (map == null) {
+            refresh();
+            return first;
+        }
+        return map[HashSlot.of(key)];
+    }
+
+    /** The nodes the service writes to: the one server, or the cluster's primaries as last known. */
+    public List<RedisNode> primaries() {
+        RedisNode[] map = slots;
+        if (map == null) {
+            return List.of(first);
+        }
+        return List.copyOf(new LinkedHashSet<>(Arrays.asList(map)));
+    }
+
+    /** The breaker of the one server, or of the first seed of a cluster (tests reset it). */
+    public CircuitBreaker breaker() {
+        return first.breaker();
+    }
+
+    /** Every breaker, to reset them all (tests). */
+    public List<CircuitBreaker> breakers() {
+        return List.copyOf(breakers.getAllCircuitBreakers());
+    }
+
+    /** Sends {@code request} to {@code node} alone, following a MOVED or ASK redirection once. */
+    Uni<Response> send(RedisNode node, Request request) {
+        return node.client().send(request)
+                .onFailure(RedisNodes::isRedirection).recoverWithUni(failure -> redirected(node, failure, request))
+                .onFailure().invoke(this::noticed);
+    }
+
+    /** Sends the requests to {@code node} as one pipelined write. */
+    Uni<List<Response>> batch(RedisNode node, List<Request> requests) {
+        return node.client().batch(requests).onFailure().invoke(this::noticed);
+    }
+
+    private Uni<Response> redirected(RedisNode from, Throwable redirection, Request request) {
+        // "MOVED 3999 127.0.0.1:6381" or "ASK 3999 127.0.0.1:6381"
+        String[] parts = redirection.getMessage().split(" ");
+        String address = parts[2].startsWith(":") ? from.address().substring(0, from.address().lastIndexOf(':')) + parts[2] : parts[2];
+        RedisNode target = node(address);
+        if (parts[0].equals("MOVED")) {
+            refresh();
+            return target.client().send(request);
+        }
+        return target.client().batch(List.of(Request.cmd(Command.ASKING), request)).map(replies -> replies.get(1));
+    }
+
+    private static boolean isRedirection(Throwable failure) {
+        String message = failure.getMessage();
+        return failure instanceof ErrorType && message != null && (message.startsWith("MOVED ") || message.startsWith("ASK "));
+    }
+
+    /** A failure that may mean the cluster changed: the slot map is asked for again. */
+    private void noticed(Throwable failure) {
+        String message = Objects.toString(failure.getMessage(), "");
+        if (!(failure instanceof ErrorType) || message.contains("MOVED ") || message.contains("CLUSTERDOWN")) {
+            refresh();
+        }
+    }
+
+    /** Asks the known nodes for the slot map, unless a request is under way or one was made in the last 200 ms. */
+    void refresh() {
+        if (!cluster || System.nanoTime() - lastRefresh < REFRESH_INTERVAL_NANOS || !refreshing.compareAndSet(false, true)) {
+            return;
+        }
+        lastRefresh = System.nanoTime();
+        Set<RedisNode> candidates = new LinkedHashSet<>(primaries());
+        nodes.values().forEach(candidates::add);
+        askForSlots(new ArrayList<>(candidates), 0).subscribe().with(map -> {
+            RedisNode[] before = slots;
+            slots = map;
+            lastRefresh = System.nanoTime();
+            refreshing.set(false);
+            if (before == null || !new LinkedHashSet<>(Arrays.asList(before)).equals(new LinkedHashSet<>(Arrays.asList(map)))) {
+                LOG.infof("Redis Cluster primaries: %s", primaries().stream().map(RedisNode::address).toList());
+            }
+        }, failure -> {
+            lastRefresh = System.nanoTime();
+            refreshing.set(false);
+            LOG.warnf("No Redis Cluster node answered CLUSTER SLOTS (%s)", failure.getMessage());
+        });
+    }
+
+    private Uni<RedisNode[]> askForSlots(List<RedisNode> candidates, int index) {
+        if (index >= candidates.size()) {
+            return Uni.createFrom().failure(new IllegalStateException("none of " + candidates.size() + " nodes answered"));
+        }
+        RedisNode asked = candidates.get(index);
+        return asked.client().send(Request.cmd(Command.CLUSTER).arg("SLOTS"))
+                .ifNoItem().after(SLOTS_TIMEOUT).fail()
+                .map(reply -> slotMap(asked, reply))
+                .onFailure().recoverWithUni(failure -> askForSlots(candidates, index + 1));
+    }
+
+    /** CLUSTER SLOTS: for each range {@code [start, end, [host, port, id, ...] of the primary, replicas...]}. */
+    private RedisNode[] slotMap(RedisNode asked, Response reply) {
+        RedisNode[] map = new RedisNode[HashSlot.COUNT];
+        int covered = 0;
+        for (Response range : reply) {
+            Response primary = range.get(2);
+            String host = primary.get(0) == null ? "" : primary.get(0).toString();
+            if (host.isEmpty() || host.equals("?")) {
+                host = asked.address().substring(0, asked.address().lastIndexOf(':'));
+            }
+            RedisNode node = node(host + ":" + primary.get(1).toInteger());
+            for (int slot = range.get(0).toInteger(); slot <= range.get(1).toInteger(); slot++) {
+                map[slot] = node;
+                covered++;
+            }
+        }
+        if (covered < HashSlot.COUNT) {
+            // a slot no primary serves answers CLUSTERDOWN wherever it is sent: the first seed says so
+            for (int slot = 0; slot < map.length; slot++) {
+                map[slot] = map[slot] == null ? first : map[slot];
+            }
+        }
+        return map;
+    }
+
+    /** The node at {@code address} ({@code host:port}), with a client and a breaker made at first use. */
+    private RedisNode node(String address) {
+        return nodes.computeIfAbsent(address, ignored -> {
+            RedisOptions options = new RedisOptions().setType(RedisClientType.STANDALONE)
+                    .setConnectionString(scheme + "://" + userInfo + address)
+                    .setMaxPoolSize(poolSize).setMaxPoolWaiting(poolWaiting);
+            return new RedisNode(address, Redis.createClient(vertx, options), breaker("redis@" + address));
+        });
+    }
+
+    private CircuitBreaker breaker(String name) {
+        CircuitBreaker breaker = breakers.circuitBreaker(name, policy);
+        // one line per change of state, not one per request while Redis is away
+        breaker.getEventPublisher().onStateTransition(event -> {
+            CircuitBreaker.State state = event.getStateTransition().getToState();
+            if (state == CircuitBreaker.State.OPEN) {
+                LOG.warnf("Circuit breaker '%s' open: POSTs skip %s until it answers again", name,
+                        cluster ? "this Redis node" : "Redis");
+            } else {
+                LOG.infof("Circuit breaker '%s' %s", name, state.name().toLowerCase().replace('_', '-'));
+            }
+            if (state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.HALF_OPEN) {
+                refresh(); // a failover may be under way: the trial call should go to the new primary
+            }
+        });
+        return breaker;
+    }
+
+    /**
+     * The same policy the settings have always named: over the last {@code request-volume-threshold}
+     * calls (and not before that many), a share of {@code failure-ratio} failures opens the breaker;
+     * after {@code delay} one trial call decides whether it closes again.
+     */
+    private static CircuitBreakerConfig policy(LedgerConfig.Redis.Breaker settings) {
+        return CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(settings.requestVolumeThreshold())
+                .minimumNumberOfCalls(settings.requestVolumeThreshold())
+                .failureRateThreshold((float) (settings.failureRatio() * 100))
+                .waitDurationInOpenState(settings.delay())
+                .permittedNumberOfCallsInHalfOpenState(1)
+                .writableStackTraceEnabled(false)
+                .build();
+    }
+
+    /** The breakers' state and calls in /q/metrics ({@code resilience4j_circuitbreaker_*}: {@code redis}, or {@code redis@host:port} per node). */
+    @Produces
+    @Singleton
+    MeterBinder breakerMetrics() {
+        return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers);
+    }
+
+    /** Each node's answer to PING within {@code timeout}: its address and whether it answered. */
+    public Uni<Map<String, Boolean>> ping(Duration timeout) {
+        List<RedisNode> primaries = primaries();
+        List<Uni<Boolean>> pings = primaries.stream().map(node -> node.client().send(Request.cmd(Command.PING))
+                .ifNoItem().after(timeout).fail()
+                .map(pong -> true).onFailure().recoverWithItem(false)).toList();
+        return Uni.join().all(pings).andFailFast().map(answers -> {
+            Map<String, Boolean> result = new LinkedHashMap<>();
+            for (int i = 0; i < primaries.size(); i++) {
+                result.put(primaries.get(i).address(), answers.get(i));
+            }
+            return result;
+        });
+    }
+}
