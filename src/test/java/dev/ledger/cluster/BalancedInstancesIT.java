@@ -79,6 +79,8 @@ class BalancedInstancesIT {
             env.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PackagedApp.PG_HOST + "/" + DATABASE);
             env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PackagedApp.PG_HOST + "/" + DATABASE);
             env.put("QUARKUS_DATASOURCE_USERNAME", PackagedApp.PG_USER);
+            // three instances share the machine's PostgreSQL (max_connections 100) with everything else
+            env.put("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE", "10");
             env.put("QUARKUS_REDIS_CLIENT_TYPE", "cluster");
             env.put("QUARKUS_REDIS_HOSTS", RedisCluster.hosts());
             env.put("LEDGER_API_KEYS", "balanced:" + PackagedApp.sha256Hex(API_KEY));
