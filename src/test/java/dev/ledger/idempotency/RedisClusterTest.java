@@ -138,6 +138,7 @@ class RedisClusterTest {
 
         List<Supplier<Uni<?>>> calls = new ArrayList<>();
         requests.forEach(request -> calls.add(() -> store.reserve(request, "owner-" + request.redisKey())));
+        long reserved = System.nanoTime();
         List<Object> replies = EventLoopTurn.inOneTurn(vertx, WAIT, calls);
 
         assertEquals(3, pipeline.sendsMade() - writes, "one write per primary for the whole turn");
@@ -145,7 +146,10 @@ class RedisClusterTest {
         for (int i = 0; i < requests.size(); i++) {
             assertInstanceOf(Reservation.Acquired.class, replies.get(i));
             String key = requests.get(i).redisKey();
-            assertEquals("owner-" + key, RedisCluster.cli(RedisCluster.primaryOf(key), "HGET", key, "owner").trim());
+            String owner = RedisCluster.cli(RedisCluster.primaryOf(key), "HGET", key, "owner").trim();
+            // the profile's lease is 3 s: on a machine slow enough to pass it, the reservation has expired
+            boolean leaseOver = System.nanoTime() - reserved > Duration.ofSeconds(3).toNanos();
+            assertEquals(leaseOver && owner.isEmpty() ? "" : "owner-" + key, owner);
         }
     }
 
