@@ -97,7 +97,7 @@ public final class EventReconciliation {
                 }
                 lastSequence.put(first.accountId(), 0L);
             } else {
-                long sequence = first.body().path("data").path("sequence").asLong();
+                long sequence = first.sequence();
                 if (last == null || sequence <= last) {
                     outOfOrder++;
                 }

@@ -8,11 +8,17 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * A test's consumer of the exchange {@code ledger.events}: a queue of its own bound with {@code #},
@@ -27,29 +33,45 @@ public final class EventTap implements AutoCloseable {
     public static final int SHARED_PORT = 5672;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** One message as the tap received it; {@code body} is the parsed JSON. */
+    /**
+     * One message as the tap received it: its properties, its body ({@code raw}) and the members of
+     * the body a reconciliation reads (kept instead of the parsed document: an outage under load
+     * brings tens of thousands).
+     */
     public record Delivery(String messageId, String routingKey, String contentType, Integer deliveryMode,
-                           boolean redelivered, String raw, JsonNode body) {
-        public String eventId() {
-            return body.path("eventId").asText();
+                           boolean redelivered, String raw, String eventId, String type, String accountId,
+                           String resourceId, long sequence) {
+        static Delivery of(com.rabbitmq.client.Delivery message) {
+            String raw = new String(message.getBody(), StandardCharsets.UTF_8);
+            JsonNode body;
+            try {
+                body = JSON.readTree(raw);
+            } catch (IOException e) {
+                body = JSON.createObjectNode();
+            }
+            return new Delivery(message.getProperties().getMessageId(), message.getEnvelope().getRoutingKey(),
+                    message.getProperties().getContentType(), message.getProperties().getDeliveryMode(),
+                    message.getEnvelope().isRedeliver(), raw, body.path("eventId").asText(), body.path("type").asText(),
+                    body.path("accountId").asText(), body.path("data").path("id").asText(),
+                    body.path("data").path("sequence").asLong());
         }
 
-        public String type() {
-            return body.path("type").asText();
-        }
-
-        public String accountId() {
-            return body.path("accountId").asText();
-        }
-
-        /** The id of the transaction or account the event reports. */
-        public String resourceId() {
-            return body.path("data").path("id").asText();
+        /** The body, parsed. */
+        public JsonNode body() {
+            try {
+                return JSON.readTree(raw);
+            } catch (IOException e) {
+                throw new AssertionError("not JSON: " + raw, e);
+            }
         }
     }
 
+    private static final String MARKER = "tests.marker";
+
     private final Connection connection;
+    private final Channel channel;
     private final List<Delivery> deliveries = new ArrayList<>();
+    private final Set<String> markers = ConcurrentHashMap.newKeySet();
 
     private EventTap(String host, int port, String vhost, String queue) throws IOException, TimeoutException {
         ConnectionFactory factory = new ConnectionFactory();
@@ -68,21 +90,18 @@ public final class EventTap implements AutoCloseable {
         channel.queueBind(name, EXCHANGE, "#");
         channel.basicQos(1000);
         channel.basicConsume(name, false, (tag, message) -> {
-            String raw = new String(message.getBody(), java.nio.charset.StandardCharsets.UTF_8);
-            JsonNode body;
-            try {
-                body = JSON.readTree(raw);
-            } catch (IOException e) {
-                body = JSON.createObjectNode();
-            }
-            synchronized (deliveries) {
-                deliveries.add(new Delivery(message.getProperties().getMessageId(), message.getEnvelope().getRoutingKey(),
-                        message.getProperties().getContentType(), message.getProperties().getDeliveryMode(),
-                        message.getEnvelope().isRedeliver(), raw, body));
+            if (MARKER.equals(message.getEnvelope().getRoutingKey())) {
+                markers.add(new String(message.getBody(), StandardCharsets.UTF_8));
+            } else {
+                Delivery delivery = Delivery.of(message);
+                synchronized (deliveries) {
+                    deliveries.add(delivery);
+                }
             }
             channel.basicAck(message.getEnvelope().getDeliveryTag(), false);
         }, tag -> {
         });
+        this.channel = channel;
     }
 
     /** On the shared broker (127.0.0.1:5672, the tests' virtual host), a queue that lives as long as the tap. */
@@ -106,6 +125,16 @@ public final class EventTap implements AutoCloseable {
     public List<Delivery> of(Collection<String> accountIds) {
         Set<String> accounts = Set.copyOf(accountIds);
         return deliveries().stream().filter(d -> accounts.contains(d.accountId())).toList();
+    }
+
+    /**
+     * Waits until the tap has received everything the exchange routed to its queue before this call: it
+     * sends a marker through the exchange and waits for it (a queue is first in, first out).
+     */
+    public void drain(Duration atMost) throws IOException {
+        String marker = UUID.randomUUID().toString();
+        channel.basicPublish(EXCHANGE, MARKER, null, marker.getBytes(StandardCharsets.UTF_8));
+        await().atMost(atMost).until(() -> markers.contains(marker));
     }
 
     @Override
