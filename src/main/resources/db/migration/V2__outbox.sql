@@ -17,10 +17,48 @@ CREATE TABLE outbox_events (
     created_at   timestamptz NOT NULL DEFAULT now(),
     published_at timestamptz
 );
--- The relay's work in order, and the check that an event is the oldest unpublished of its account.
+-- The relay's work, oldest first.
 CREATE INDEX outbox_events_unpublished_idx ON outbox_events (position) WHERE published_at IS NULL;
-CREATE INDEX outbox_events_unpublished_account_idx ON outbox_events (account_id, position)
-    WHERE published_at IS NULL;
+
+-- The relay's claim (dev.ledger.events.OutboxRepository), keeping each account's order with several
+-- relays at work: only the oldest unpublished event of an account (its head) is ever locked, SKIP
+-- LOCKED. The relay holding it owns the account's events until it commits: the account's next event
+-- is not a head while this one is unpublished, so no other relay can take it. Heads are looked for
+-- among the oldest p_window unpublished events (which hold every earlier unpublished event of each
+-- account they hold one of); the batch is those accounts' events in that window, in position order.
+-- Always planned as an ordered scan of the index: the statistics of a table that is nearly always
+-- published otherwise lead the planner to read and sort the whole backlog on every claim, which made
+-- draining a backlog slower the larger it was.
+CREATE FUNCTION ledger_claim_events(p_batch integer, p_window integer)
+RETURNS TABLE ("position" bigint, event_id uuid, event_type text, occurred_at timestamptz, owner text,
+               account_id uuid, currency text, account_created_at timestamptz,
+               entry_id uuid, type text, amount bigint, sequence bigint, reference text,
+               balance_after bigint, created_at timestamptz)
+LANGUAGE sql
+SET enable_bitmapscan = off
+SET enable_seqscan = off
+AS $$
+    WITH pending AS MATERIALIZED (
+        SELECT o.position, o.account_id FROM outbox_events o
+         WHERE o.published_at IS NULL ORDER BY o.position LIMIT p_window),
+    heads AS MATERIALIZED (
+        SELECT o.account_id FROM outbox_events o
+         WHERE o.position IN (SELECT min(p.position) FROM pending p GROUP BY p.account_id)
+           AND o.published_at IS NULL
+         ORDER BY o.position LIMIT p_batch
+           FOR UPDATE OF o SKIP LOCKED),
+    batch AS MATERIALIZED (
+        SELECT p.position FROM pending p JOIN heads h ON h.account_id = p.account_id
+         ORDER BY p.position LIMIT p_batch)
+    SELECT o.position, o.event_id, o.type, o.created_at,
+           a.owner, a.id, a.currency::text, a.created_at,
+           e.id, e.type, e.amount, e.sequence, e.reference::text, e.balance_after, e.created_at
+      FROM batch b
+      JOIN outbox_events o ON o.position = b.position
+      JOIN accounts a ON a.id = o.account_id
+      LEFT JOIN ledger_entries e ON e.id = o.entry_id
+     ORDER BY b.position
+$$;
 
 -- p_events: write the event too (ledger.events.* switched on). No NOTIFY here: PostgreSQL
 -- serialises the commits of notifying transactions (a lock held from pre-commit to the end of the

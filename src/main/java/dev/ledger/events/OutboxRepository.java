@@ -18,36 +18,8 @@ import java.util.List;
 /** The outbox's queries: claiming unpublished events with what their bodies are rendered from, marking, the backlog's age, the purge. */
 @ApplicationScoped
 public class OutboxRepository {
-    /**
-     * Claims a batch, keeping each account's order with several relays at work. Only the oldest
-     * unpublished event of an account (its head) is ever locked, {@code SKIP LOCKED}: a relay that
-     * holds it owns the account's events until it commits, because the next event of the account is
-     * not a head while this one is unpublished, and so no other relay can take it. The claim takes the
-     * heads found among the oldest unpublished events ({@code $2} of them), then those accounts' events
-     * in that window, in order (the window holds every earlier unpublished event of an account it
-     * holds one of). Per account, positions are commit order (see V2__outbox.sql).
-     */
-    static final String CLAIM = """
-            WITH pending AS MATERIALIZED (
-                SELECT position, account_id FROM outbox_events
-                 WHERE published_at IS NULL ORDER BY position LIMIT $2),
-            heads AS MATERIALIZED (
-                SELECT o.account_id FROM outbox_events o
-                 WHERE o.position IN (SELECT min(p.position) FROM pending p GROUP BY p.account_id)
-                   AND o.published_at IS NULL
-                 ORDER BY o.position LIMIT $1
-                   FOR UPDATE OF o SKIP LOCKED)
-            SELECT o.position, o.event_id, o.type AS event_type, o.created_at AS occurred_at,
-                   a.owner, a.id AS account_id, a.currency, a.created_at AS account_created_at,
-                   e.id AS entry_id, e.type, e.amount, e.sequence, e.reference::text AS reference,
-                   e.balance_after, e.created_at
-              FROM pending p
-              JOIN heads h ON h.account_id = p.account_id
-              JOIN outbox_events o ON o.position = p.position
-              JOIN accounts a ON a.id = o.account_id
-              LEFT JOIN ledger_entries e ON e.id = o.entry_id
-             ORDER BY p.position
-             LIMIT $1""";
+    /** Claims a batch keeping each account's order with several relays at work: see {@code ledger_claim_events} in V2__outbox.sql. */
+    static final String CLAIM = "SELECT * FROM ledger_claim_events($1, $2)";
     static final String MARK = "UPDATE outbox_events SET published_at = now() WHERE position = ANY ($1)";
     static final String OLDEST = """
             SELECT created_at FROM outbox_events WHERE published_at IS NULL ORDER BY position LIMIT 1""";
@@ -57,7 +29,7 @@ public class OutboxRepository {
                 SELECT position FROM outbox_events WHERE published_at < now() - make_interval(secs => $2)
                 ORDER BY position LIMIT $1 FOR UPDATE SKIP LOCKED))""";
     /** How many of the oldest unpublished events a claim looks at for heads, per event it may claim. */
-    static final int WINDOW_PER_EVENT = 10;
+    static final int WINDOW_PER_EVENT = 4;
 
     private final Pool pool;
     private final DatabaseGuard guard;
