@@ -146,8 +146,8 @@ done
 
 # --- events: new payments with the outbox on against off, and the relay's rate -----------------------
 # A second instance with events on (same database, accounts and API key) beside the first, which has
-# them off; RabbitMQ gets a durable queue bound to ledger.events, so that it persists every event as for
-# a real consumer. The two alternate, off then on, BENCH_AB_ROUNDS times per connection count, each run
+# them off; RabbitMQ gets a durable queue bound to ledger.events and a consumer that takes the events as
+# they arrive (bench/EventsQueue.java), as for a real consumer. The two alternate, off then on, BENCH_AB_ROUNDS times per connection count, each run
 # after its own warm-up, so that both meet the same state of the machine. Then the relay's own rate:
 # the last BENCH_DRAIN_EVENTS events are marked unpublished again, and the relay publishes them anew.
 EVENTS_TABLE=""
@@ -159,13 +159,15 @@ if [[ " $SCENARIOS " == *" events "* ]]; then
   as_root rabbitmqctl -q add_vhost "$VHOST" >/dev/null 2>&1 || true
   as_root rabbitmqctl -q set_permissions -p "$VHOST" guest '.*' '.*' '.*'
   events_queue declare
+  java -cp "target/quarkus-app/lib/main/*" bench/EventsQueue.java consume "$VHOST" ledger-bench-events 2>/dev/null &
+  CONSUMER=$!
   PORT_ON=$(( PORT + 2 ))
   BASE_ON="http://127.0.0.1:$PORT_ON"
   # shellcheck disable=SC2086
   LEDGER_EVENTS_RABBITMQ_ENABLED=true RABBITMQ_HOST=127.0.0.1 RABBITMQ_VIRTUAL_HOST="$VHOST" \
     launch java target/quarkus-app/quarkus-run.jar "$PORT_ON" "$OUT/app-events.log" ${BENCH_JAVA_OPTS:-}
   APP_ON=$!
-  trap 'kill $APP $APP_ON 2>/dev/null || true; wait $APP $APP_ON 2>/dev/null || true' EXIT
+  trap 'kill $APP $APP_ON $CONSUMER 2>/dev/null || true; wait $APP $APP_ON $CONSUMER 2>/dev/null || true' EXIT
   wait_ready $APP_ON "$PORT_ON" "$OUT/app-events.log"
   WRK_BASE=$BASE_ON wrk_run warmup "$WARMUP" "${CONNECTIONS%% *}" new-payments.lua "$RUN-on-jit" "$THREADS" "$OUT/accounts.txt" > /dev/null
   declare -A AB
@@ -189,6 +191,9 @@ if [[ " $SCENARIOS " == *" events "* ]]; then
   done
   # The relay's rate: a backlog of events already published, published again.
   until [ "$(unpublished)" = 0 ]; do sleep 0.2; done
+  relay_metric() { curl -s "$BASE_ON/q/metrics" | awk -v m="$1" '$1 == m { printf "%d", $2 }'; }
+  MEAN_BATCH="During the runs the relay published $(relay_metric ledger_events_published_total) events in"
+  MEAN_BATCH+=" $(relay_metric ledger_events_relay_rounds_total) rounds (a round: one transaction, one batch, one wait for confirms)."
   drain=$(psql -d $DB -c "WITH again AS (UPDATE outbox_events SET published_at = NULL WHERE position IN
     (SELECT position FROM outbox_events ORDER BY position DESC LIMIT ${BENCH_DRAIN_EVENTS:-100000}) RETURNING 1)
     SELECT count(*) FROM again")
@@ -200,11 +205,11 @@ if [[ " $SCENARIOS " == *" events "* ]]; then
   DRAIN="The relay published $left events (of $drain marked unpublished again) in $(( (t1 - t0) / 1000000 )) ms:"
   DRAIN+=" $(awk -v n="$left" -v ns=$(( t1 - t0 )) 'BEGIN { printf "%.0f", n / (ns / 1e9) }') events/s, the instance's CPU"
   DRAIN+=" $(ms_per $(( after - before )) "$left") ms per event, the machine's $(ms_per $(( machine_after - machine_before )) "$left") ms"
-  DRAIN+=" (batches of up to 500, each claimed, published with confirms to a durable queue and marked in one transaction)."
+  DRAIN+=" (batches of up to 500, each claimed, published with confirms to a durable queue with a consumer, and marked, in one transaction)."
   echo "$DRAIN"
   rss_on_mb=$(awk '/VmRSS/ { printf "%d", $2 / 1024 }' "/proc/$APP_ON/status")
   blocked_on=$(grep -c 'has been blocked' "$OUT/app-events.log" || true)
-  kill $APP_ON; wait $APP_ON 2>/dev/null || true
+  kill $APP_ON $CONSUMER; wait $APP_ON $CONSUMER 2>/dev/null || true
   events_queue delete
   # abfield SIDE-CONNS-ROUND KEY
   abfield() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "${AB[$1]}"; }
@@ -229,6 +234,7 @@ if [[ " $SCENARIOS " == *" events "* ]]; then
         "$m_off_cpu_ms_per_req" "$m_on_cpu_ms_per_req" "$m_off_machine_cpu_ms_per_req" "$m_on_machine_cpu_ms_per_req"
     done
     echo
+    echo "$MEAN_BATCH"
     echo "$DRAIN"
     echo "The events instance: RSS after the runs ${rss_on_mb} MB, Vert.x blocked-thread warnings ${blocked_on}."
   })

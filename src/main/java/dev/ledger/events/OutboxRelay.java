@@ -65,6 +65,7 @@ public class OutboxRelay {
      */
     private final Set<Long> confirmedUnmarked = ConcurrentHashMap.newKeySet();
     private final LongAdder published = new LongAdder();
+    private final LongAdder rounds = new LongAdder();
     private final LongAdder failedRounds = new LongAdder();
     private volatile OffsetDateTime oldestUnpublished;
     private volatile boolean backingOff;
@@ -167,6 +168,9 @@ public class OutboxRelay {
                 .chain(outcome -> {
                     confirmedUnmarked.removeAll(confirmed);
                     published.add(outcome.published());
+                    if (outcome.claimed() > 0) {
+                        rounds.increment();
+                    }
                     return outcome.failure() == null
                             ? Uni.createFrom().item(outcome.claimed())
                             : Uni.createFrom().failure(outcome.failure());
@@ -232,7 +236,8 @@ public class OutboxRelay {
     /**
      * In /q/metrics: {@code ledger_events_oldest_unpublished_age_seconds} (the backlog's age, for alerts),
      * {@code ledger_events_published_total} (its rate is the publish rate) and
-     * {@code ledger_events_relay_failures_total} (rounds that failed: broker or PostgreSQL down).
+     * {@code ledger_events_relay_rounds_total} (rounds that claimed events: published over rounds is the mean
+     * batch) and {@code ledger_events_relay_failures_total} (rounds that failed: broker or PostgreSQL down).
      */
     @Produces
     @Singleton
@@ -244,6 +249,9 @@ public class OutboxRelay {
                     .register(registry);
             FunctionCounter.builder("ledger.events.published", published, LongAdder::sum)
                     .description("Events this instance's relay published and the broker confirmed")
+                    .register(registry);
+            FunctionCounter.builder("ledger.events.relay.rounds", rounds, LongAdder::sum)
+                    .description("Relay rounds that claimed events; published over rounds is the mean batch")
                     .register(registry);
             FunctionCounter.builder("ledger.events.relay.failures", failedRounds, LongAdder::sum)
                     .description("Relay rounds that failed (broker or PostgreSQL unavailable); their events are published later")
