@@ -19,6 +19,10 @@ CREATE TABLE outbox_events (
 );
 -- The relay's work, oldest first.
 CREATE INDEX outbox_events_unpublished_idx ON outbox_events (position) WHERE published_at IS NULL;
+-- The purge's: published events by age. Without it, a purge that finds nothing old enough reads the
+-- whole table (which holds the retention's worth of events). The request path's insert never
+-- touches it (a new row is unpublished); the relay's mark adds the entry.
+CREATE INDEX outbox_events_published_idx ON outbox_events (published_at) WHERE published_at IS NOT NULL;
 
 -- The relay's claim (dev.ledger.events.OutboxRepository), keeping each account's order with several
 -- relays at work: only the oldest unpublished event of an account (its head) is ever locked, SKIP

@@ -23,11 +23,11 @@ public class OutboxRepository {
     static final String MARK = "UPDATE outbox_events SET published_at = now() WHERE position = ANY ($1)";
     static final String OLDEST = """
             SELECT created_at FROM outbox_events WHERE published_at IS NULL ORDER BY position LIMIT 1""";
-    /** Oldest first by position (the primary key); an event published late is kept for its own retention. */
+    /** The longest published first (outbox_events_published_idx); an unpublished event is never taken. */
     static final String PURGE_BATCH = """
             DELETE FROM outbox_events WHERE position = ANY (ARRAY (
                 SELECT position FROM outbox_events WHERE published_at < now() - make_interval(secs => $2)
-                ORDER BY position LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+                ORDER BY published_at LIMIT $1 FOR UPDATE SKIP LOCKED))""";
     /** How many of the oldest unpublished events a claim looks at for heads, per event it may claim. */
     static final int WINDOW_PER_EVENT = 4;
 

@@ -196,7 +196,8 @@ public class RabbitMqEventPublisher implements EventPublisher {
             if (index >= acked.length) {
                 return;
             }
-            for (long i = multiple ? 0 : Math.max(index, 0); i <= index; i++) {
+            // multiple: every tag up to this one; those before the confirmed prefix are acked already
+            for (long i = multiple ? confirmed : Math.max(index, 0); i <= index; i++) {
                 acked[(int) i] = true;
             }
             while (confirmed < acked.length && acked[confirmed]) {
