@@ -15,8 +15,6 @@ import org.junit.jupiter.api.condition.EnabledIf;
 import javax.sql.DataSource;
 import java.net.URL;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -79,10 +77,8 @@ class BrokerOutageTest {
     }
 
     private long unpublished() throws Exception {
-        try (Connection db = dataSource.getConnection(); Statement sql = db.createStatement();
-             ResultSet rows = sql.executeQuery("SELECT count(*) FROM outbox_events WHERE published_at IS NULL")) {
-            rows.next();
-            return rows.getLong(1);
+        try (Connection db = dataSource.getConnection()) {
+            return EventReconciliation.unpublished(db);
         }
     }
 

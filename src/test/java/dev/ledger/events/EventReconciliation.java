@@ -127,6 +127,15 @@ public final class EventReconciliation {
         return changes;
     }
 
+    /** How many events wait to be published. */
+    public static long unpublished(Connection db) throws Exception {
+        try (PreparedStatement sql = db.prepareStatement("SELECT count(*) FROM outbox_events WHERE published_at IS NULL");
+             ResultSet rows = sql.executeQuery()) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
     /** The counts, for the test's output. */
     public String summary() {
         return String.format("expected %d events, %d deliveries: missing %d, invented %d, duplicates %d (equal ids, altered %d),"

@@ -8,8 +8,6 @@ import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -68,10 +66,8 @@ class OutboxRelayIT {
     }
 
     private static long unpublished() throws Exception {
-        try (Connection db = PackagedApp.database(); Statement sql = db.createStatement();
-             ResultSet rows = sql.executeQuery("SELECT count(*) FROM outbox_events WHERE published_at IS NULL")) {
-            rows.next();
-            return rows.getLong(1);
+        try (Connection db = PackagedApp.database()) {
+            return EventReconciliation.unpublished(db);
         }
     }
 

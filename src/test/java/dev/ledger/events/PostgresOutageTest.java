@@ -16,8 +16,6 @@ import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import javax.sql.DataSource;
 import java.net.URL;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -65,10 +63,8 @@ class PostgresOutageTest {
     }
 
     private long unpublished() throws Exception {
-        try (Connection db = dataSource.getConnection(); Statement sql = db.createStatement();
-             ResultSet rows = sql.executeQuery("SELECT count(*) FROM outbox_events WHERE published_at IS NULL")) {
-            rows.next();
-            return rows.getLong(1);
+        try (Connection db = dataSource.getConnection()) {
+            return EventReconciliation.unpublished(db);
         }
     }
 
