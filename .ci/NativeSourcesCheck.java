@@ -18,7 +18,7 @@ import java.util.zip.ZipFile;
  * <ul>
  *   <li>every Lua script and every migration under src/main/resources is matched by a resource
  *       pattern of the image (resource-config.json, Java regular expressions);</li>
- *   <li>every class Jackson writes (the views, the problem body) is registered for reflection;</li>
+ *   <li>every class Jackson writes (the views, the problem body, the event body) is registered for reflection;</li>
  *   <li>the classes holding Jackson mappers in static fields are initialised at run time.</li>
  * </ul>
  * Run by `.ci/native-sources` as `java .ci/NativeSourcesCheck.java` (no dependencies: the JSON is
@@ -29,7 +29,8 @@ public class NativeSourcesCheck {
             "dev.ledger.account.AccountView",
             "dev.ledger.transaction.TransactionView",
             "dev.ledger.transaction.TransactionPage",
-            "dev.ledger.problem.Problem");
+            "dev.ledger.problem.Problem",
+            "dev.ledger.events.EventEnvelope");
     static final List<String> RUNTIME_INITIALISED = List.of(
             "dev.ledger.http.JsonBody",
             "dev.ledger.idempotency.RequestFingerprint");

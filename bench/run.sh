@@ -5,11 +5,14 @@
 #
 # Settings (environment): BENCH_CONNECTIONS ("16 64"), BENCH_DURATION (15s), BENCH_WARMUP (5s),
 # BENCH_ACCOUNTS (1000), BENCH_REPLAY_KEYS (2000), BENCH_PORT (8099),
-# BENCH_SCENARIOS ("new-payments replays inflight reads commands"), BENCH_COMMANDS (20000: commands
+# BENCH_SCENARIOS ("new-payments replays inflight reads commands events"), BENCH_COMMANDS (20000: commands
 # published per run of the commands scenario), BENCH_LIMITS (1; 0 skips the limits),
 # BENCH_JAVA_OPTS (JVM options of the service; default below; empty for the JVM's defaults).
 # BENCH_AOT (1; 0 skips the start-time figure with the AOT cache of bench/aot-cache.sh),
 # BENCH_STARTS (1; 0 skips the start-to-ready figures altogether).
+# The scenario "events" (the outbox's cost: new payments with events on against off, and the relay's
+# rate): BENCH_AB_ROUNDS (3), BENCH_DRAIN_EVENTS (100000), BENCH_RABBITMQ_VHOST (ledger-bench).
+# Names of the benchmark's own stores: BENCH_DB (ledger_bench), BENCH_REDIS_DB (3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -20,13 +23,13 @@ WARMUP=${BENCH_WARMUP:-5s}
 ACCOUNTS=${BENCH_ACCOUNTS:-1000}
 REPLAY_KEYS=${BENCH_REPLAY_KEYS:-2000}
 PORT=${BENCH_PORT:-8099}
-SCENARIOS=${BENCH_SCENARIOS:-"new-payments replays inflight reads commands"}
+SCENARIOS=${BENCH_SCENARIOS:-"new-payments replays inflight reads commands events"}
 COMMANDS=${BENCH_COMMANDS:-20000}
 # The recommended JVM flags (docs/performance.md): a bounded heap and the serial collector keep the
 # RSS under 300 MB on this 24 GiB machine, where the JVM's defaults would let the heap grow to 6 GiB.
 BENCH_JAVA_OPTS=${BENCH_JAVA_OPTS-"-Xms64m -Xmx160m -XX:+UseSerialGC"}
-DB=ledger_bench
-REDIS_DB=3
+DB=${BENCH_DB:-ledger_bench}
+REDIS_DB=${BENCH_REDIS_DB:-3}
 THREADS=2
 OUT=target/bench
 BASE="http://127.0.0.1:$PORT"
@@ -100,7 +103,7 @@ seeded=$(xargs -P 16 -d '\n' -I{} bash -c 'read -r k a b <<< "$1"; printf "%s\n"
 [ "$seeded" -eq "$REPLAY_KEYS" ] || { echo "seeding replay keys failed: $seeded of $REPLAY_KEYS" >&2; exit 1; }
 
 # --- the scenarios ------------------------------------------------------------------------------
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$APP/stat"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/${1:-$APP}/stat"; }
 # the whole machine's busy time (user, nice, system, irq, softirq), in the same clock ticks: the
 # service, wrk, Redis, PostgreSQL and the kernel's loopback TCP together
 machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
@@ -113,7 +116,7 @@ declare -A RESULT
 wrk_run() {
   local phase=$1 duration=$2 conns=$3 lua=$4; shift 4
   # sequences start from the clock in microseconds: above everything any earlier run sent
-  BENCH_SEQ_BASE=$(( $(date +%s%N) / 1000 )) BENCH_PHASE=$phase wrk -t$THREADS -c"$conns" -d"$duration" -s "bench/$lua" "$BASE" -- "$@"
+  BENCH_SEQ_BASE=$(( $(date +%s%N) / 1000 )) BENCH_PHASE=$phase wrk -t$THREADS -c"$conns" -d"$duration" -s "bench/$lua" "${WRK_BASE:-$BASE}" -- "$@"
 }
 scenario() { # name conns lua args...
   local name=$1 conns=$2 lua=$3; shift 3
@@ -172,10 +175,109 @@ run_scenario() {
 }
 # One round of every scenario first, so that the JIT has compiled every path before the first
 # measurement (without it the first scenario measured a JVM still compiling: twice its CPU per request).
-for s in $SCENARIOS; do run_scenario "$s" "${CONNECTIONS%% *}" warm-up-only; done
+# "events" runs apart, below: it needs a second instance
+TABLE_SCENARIOS=$(tr ' ' '\n' <<< "$SCENARIOS" | grep -vx events | paste -sd' ' || true)
+for s in $TABLE_SCENARIOS; do run_scenario "$s" "${CONNECTIONS%% *}" warm-up-only; done
 for c in $CONNECTIONS; do
-  for s in $SCENARIOS; do run_scenario "$s" "$c"; done
+  for s in $TABLE_SCENARIOS; do run_scenario "$s" "$c"; done
 done
+
+# --- events: new payments with the outbox on against off, and the relay's rate -----------------------
+# A second instance with events on (same database, accounts and API key) beside the first, which has
+# them off; RabbitMQ gets a durable queue bound to ledger.events and a consumer that takes the events as
+# they arrive (bench/EventsQueue.java), as for a real consumer. The two alternate, off then on, BENCH_AB_ROUNDS times per connection count, each run
+# after its own warm-up, so that both meet the same state of the machine. Then the relay's own rate:
+# the last BENCH_DRAIN_EVENTS events are marked unpublished again, and the relay publishes them anew.
+EVENTS_TABLE=""
+if [[ " $SCENARIOS " == *" events "* ]]; then
+  VHOST=${BENCH_RABBITMQ_VHOST:-ledger-bench}
+  AB_ROUNDS=${BENCH_AB_ROUNDS:-3}
+  events_queue() { java -cp "target/quarkus-app/lib/main/*" bench/EventsQueue.java "$1" "$VHOST" ledger-bench-events 2>/dev/null; }
+  unpublished() { psql -d $DB -c "SELECT count(*) FROM outbox_events WHERE published_at IS NULL"; }
+  as_root rabbitmqctl -q add_vhost "$VHOST" >/dev/null 2>&1 || true
+  as_root rabbitmqctl -q set_permissions -p "$VHOST" guest '.*' '.*' '.*'
+  events_queue declare
+  java -cp "target/quarkus-app/lib/main/*" bench/EventsQueue.java consume "$VHOST" ledger-bench-events 2>/dev/null &
+  CONSUMER=$!
+  PORT_ON=$(( PORT + 2 ))
+  BASE_ON="http://127.0.0.1:$PORT_ON"
+  # shellcheck disable=SC2086
+  LEDGER_EVENTS_RABBITMQ_ENABLED=true RABBITMQ_HOST=127.0.0.1 RABBITMQ_VIRTUAL_HOST="$VHOST" \
+    launch java target/quarkus-app/quarkus-run.jar "$PORT_ON" "$OUT/app-events.log" ${BENCH_JAVA_OPTS:-}
+  APP_ON=$!
+  trap 'kill $APP $APP_ON $CONSUMER 2>/dev/null || true; wait $APP $APP_ON $CONSUMER 2>/dev/null || true' EXIT
+  wait_ready $APP_ON "$PORT_ON" "$OUT/app-events.log"
+  WRK_BASE=$BASE_ON wrk_run warmup "$WARMUP" "${CONNECTIONS%% *}" new-payments.lua "$RUN-on-jit" "$THREADS" "$OUT/accounts.txt" > /dev/null
+  declare -A AB
+  for c in $CONNECTIONS; do
+    for r in $(seq 1 "$AB_ROUNDS"); do
+      for side in off on; do
+        if [ $side = on ]; then pid=$APP_ON; base=$BASE_ON; else pid=$APP; base=$BASE; fi
+        WRK_BASE=$base wrk_run warmup "$WARMUP" "$c" new-payments.lua "$RUN-$c-$side-$r-warm" "$THREADS" "$OUT/accounts.txt" > /dev/null
+        before=$(cpu_ticks $pid); machine_before=$(machine_ticks)
+        WRK_BASE=$base wrk_run measure "$DURATION" "$c" new-payments.lua "$RUN-$c-$side-$r" "$THREADS" "$OUT/accounts.txt" \
+          > "$OUT/events-$side-$c-$r.txt"
+        after=$(cpu_ticks $pid); machine_after=$(machine_ticks)
+        line=$(grep '^BENCH' "$OUT/events-$side-$c-$r.txt")
+        requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<< "$line")
+        # the relay's CPU counts towards the on instance's: it is the outbox's cost too
+        AB[$side-$c-$r]="$line cpu_ms_per_req=$(ms_per $(( after - before )) "$requests") machine_cpu_ms_per_req=$(ms_per $(( machine_after - machine_before )) "$requests")"
+        [ $side = on ] && AB[$side-$c-$r]+=" backlog=$(unpublished)"
+        echo "events $side @$c round $r: ${AB[$side-$c-$r]}"
+      done
+    done
+  done
+  # The relay's rate: a backlog of events already published, published again.
+  until [ "$(unpublished)" = 0 ]; do sleep 0.2; done
+  relay_metric() { curl -s "$BASE_ON/q/metrics" | awk -v m="$1" '$1 == m { printf "%d", $2 }'; }
+  MEAN_BATCH="During the runs the relay published $(relay_metric ledger_events_published_total) events in"
+  MEAN_BATCH+=" $(relay_metric ledger_events_relay_rounds_total) rounds (a round: one transaction, one batch, one wait for confirms)."
+  drain=$(psql -d $DB -c "WITH again AS (UPDATE outbox_events SET published_at = NULL WHERE position IN
+    (SELECT position FROM outbox_events ORDER BY position DESC LIMIT ${BENCH_DRAIN_EVENTS:-100000}) RETURNING 1)
+    SELECT count(*) FROM again")
+  # timed from the relay's first batch (it finds them at its next poll) to the last
+  until [ "$(unpublished)" -lt "$drain" ]; do sleep 0.02; done
+  t0=$(date +%s%N); left=$(unpublished); machine_before=$(machine_ticks); before=$(cpu_ticks $APP_ON)
+  until [ "$(unpublished)" = 0 ]; do sleep 0.05; done
+  t1=$(date +%s%N); machine_after=$(machine_ticks); after=$(cpu_ticks $APP_ON)
+  DRAIN="The relay published $left events (of $drain marked unpublished again) in $(( (t1 - t0) / 1000000 )) ms:"
+  DRAIN+=" $(awk -v n="$left" -v ns=$(( t1 - t0 )) 'BEGIN { printf "%.0f", n / (ns / 1e9) }') events/s, the instance's CPU"
+  DRAIN+=" $(ms_per $(( after - before )) "$left") ms per event, the machine's $(ms_per $(( machine_after - machine_before )) "$left") ms"
+  DRAIN+=" (batches of up to 500, each claimed, published with confirms to a durable queue with a consumer, and marked, in one transaction)."
+  echo "$DRAIN"
+  rss_on_mb=$(awk '/VmRSS/ { printf "%d", $2 / 1024 }' "/proc/$APP_ON/status")
+  blocked_on=$(grep -c 'has been blocked' "$OUT/app-events.log" || true)
+  kill $APP_ON $CONSUMER; wait $APP_ON $CONSUMER 2>/dev/null || true
+  events_queue delete
+  # abfield SIDE-CONNS-ROUND KEY
+  abfield() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "${AB[$1]}"; }
+  median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+  EVENTS_TABLE=$({
+    echo "| conns | round | events off: req/s | events on: req/s | on / off | CPU ms/req off | on | machine CPU ms/req off | on | unpublished after the on run |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    for c in $CONNECTIONS; do
+      for r in $(seq 1 "$AB_ROUNDS"); do
+        printf "| %s | %s | %.0f | %.0f | %s | %s | %s | %s | %s | %s |\n" "$c" "$r" "$(abfield off-$c-$r rps)" "$(abfield on-$c-$r rps)" \
+          "$(awk -v a="$(abfield on-$c-$r rps)" -v b="$(abfield off-$c-$r rps)" 'BEGIN { printf "%.2f", a / b }')" \
+          "$(abfield off-$c-$r cpu_ms_per_req)" "$(abfield on-$c-$r cpu_ms_per_req)" \
+          "$(abfield off-$c-$r machine_cpu_ms_per_req)" "$(abfield on-$c-$r machine_cpu_ms_per_req)" "$(abfield on-$c-$r backlog)"
+      done
+      for key in rps cpu_ms_per_req machine_cpu_ms_per_req; do
+        for side in off on; do
+          declare "m_${side}_$key=$(for r in $(seq 1 "$AB_ROUNDS"); do abfield $side-$c-$r $key; done | median)"
+        done
+      done
+      printf "| %s | median | %.0f | %.0f | %s | %.3f | %.3f | %.3f | %.3f | |\n" "$c" "$m_off_rps" "$m_on_rps" \
+        "$(awk -v a="$m_on_rps" -v b="$m_off_rps" 'BEGIN { printf "%.2f", a / b }')" \
+        "$m_off_cpu_ms_per_req" "$m_on_cpu_ms_per_req" "$m_off_machine_cpu_ms_per_req" "$m_on_machine_cpu_ms_per_req"
+    done
+    echo
+    echo "$MEAN_BATCH"
+    echo "$DRAIN"
+    echo "The events instance: RSS after the runs ${rss_on_mb} MB, Vert.x blocked-thread warnings ${blocked_on}."
+  })
+  echo "$EVENTS_TABLE" | tee "$OUT/events.md"
+fi
 rss_mb=$(awk '/VmRSS/ { printf "%d", $2 / 1024 }' "/proc/$APP/status")
 blocked=$(grep -c 'has been blocked' "$OUT/app.log" || true)
 kill $APP; wait $APP 2>/dev/null || true
@@ -275,7 +377,7 @@ field() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "${RESULT[$1]}"; }
   echo "| scenario | conns | req/s | p50 ms | p99 ms | expected answers | CPU ms/req | machine CPU ms/req | limit (req/s) | ratio |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   for c in $CONNECTIONS; do
-    for s in $SCENARIOS; do
+    for s in $TABLE_SCENARIOS; do
       case $s in
         new-payments|commands) limit=${LIMIT[pay-$c]}; what="pgbench payment, ${LIMIT_CPU[pay-$c]} machine ms" ;;
         replays) limit=${LIMIT[evalsha-$c]}; what="EVALSHA reserve, ${LIMIT_CPU[evalsha-$c]} machine ms" ;;
@@ -303,4 +405,10 @@ field() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "${RESULT[$1]}"; }
   echo
   echo "$SERVICE"
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo), $(java -version 2>&1 | head -1)."
+  if [ -n "$EVENTS_TABLE" ]; then
+    echo
+    echo "Events: new payments with the outbox off and on, alternating (the on instance's CPU includes its relay):"
+    echo
+    echo "$EVENTS_TABLE"
+  fi
 } | tee "$OUT/results.md"

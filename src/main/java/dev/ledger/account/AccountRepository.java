@@ -10,12 +10,13 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.ledger.database.DatabaseGuard;
 
+import java.util.List;
 import java.util.UUID;
 
 /** Queries on accounts: Panache for reads, one call of {@code ledger_open_account} for the open. */
 @ApplicationScoped
 public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
-    private static final String OPEN = "SELECT * FROM ledger_open_account($1, $2, $3, $4, $5, $6)";
+    private static final String OPEN = "SELECT * FROM ledger_open_account($1, $2, $3, $4, $5, $6, $7)";
 
     private final Pool pool;
     private final DatabaseGuard guard;
@@ -41,12 +42,12 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
                 .map(account -> account != null && account.owner.equals(owner) ? account : null);
     }
 
-    /** Opens the account under the idempotency record, or returns what the record already holds. */
+    /** Opens the account under the idempotency record (with {@code events}, writing its event too), or returns what the record already holds. */
     // Bounded, never retried: a write that timed out may have committed. The key is then released
     // and the retry finds the durable record if the commit landed after all.
-    public Uni<Row> open(DurableRecord record, UUID id, String currency) {
-        Tuple args = Tuple.of(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),
-                record.expiresAt(), id, currency);
+    public Uni<Row> open(DurableRecord record, UUID id, String currency, boolean events) {
+        Tuple args = Tuple.tuple(List.of(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),
+                record.expiresAt(), id, currency, events));
         return guard.bounded(() -> pool.preparedQuery(OPEN).execute(args))
                 .map(rows -> rows.iterator().next());
     }

@@ -1,6 +1,7 @@
 package dev.ledger.account;
 
 import dev.ledger.database.DatabaseGuard;
+import dev.ledger.events.Outbox;
 import dev.ledger.idempotency.DurableOutcome;
 import dev.ledger.idempotency.DurableRecord;
 import dev.ledger.idempotency.RecordedResponse;
@@ -19,16 +20,23 @@ public class AccountService {
     private final AccountRepository accounts;
     private final ResponseRecorder recorder;
     private final DatabaseGuard guard;
+    private final Outbox outbox;
 
-    public AccountService(AccountRepository accounts, ResponseRecorder recorder, DatabaseGuard guard) {
+    public AccountService(AccountRepository accounts, ResponseRecorder recorder, DatabaseGuard guard, Outbox outbox) {
         this.accounts = accounts;
         this.recorder = recorder;
         this.guard = guard;
+        this.outbox = outbox;
     }
 
-    /** Opens an account in one transaction with its idempotency record. */
+    /** Opens an account in one transaction with its idempotency record and, while events are on, its event. */
     public Uni<DurableOutcome> open(DurableRecord record, OpenAccountRequest request) {
-        return accounts.open(record, UUID.randomUUID(), request.currency())
+        return accounts.open(record, UUID.randomUUID(), request.currency(), outbox.enabled())
+                .invoke(row -> {
+                    if (!row.getBoolean("replayed")) {
+                        outbox.written();
+                    }
+                })
                 .map(row -> new DurableOutcome(row.getBoolean("replayed"),
                         new RequestFingerprint(row.getBuffer("fingerprint").getBytes()),
                         () -> render(row)));

@@ -22,7 +22,7 @@ public record AccountView(
     }
 
     /** The account as it was opened: what the open request answered, and what its replays answer. */
-    static AccountView opened(UUID id, String currency, Instant createdAt) {
+    public static AccountView opened(UUID id, String currency, Instant createdAt) {
         return new AccountView(id, currency, 0, 0, createdAt);
     }
 }

@@ -56,6 +56,61 @@ public interface LedgerConfig {
         }
     }
 
+    Events events();
+
+    /** Events out: the transactional outbox, its relay and the brokers it publishes to (docs/design.md, "Events out"). */
+    interface Events {
+        Rabbitmq rabbitmq();
+
+        /** How long a published event is kept in PostgreSQL before the purge removes it. */
+        @WithDefault("7d")
+        Duration retention();
+
+        Purge purge();
+
+        Relay relay();
+
+        /** RabbitMQ as the events' broker; the connection uses the standard {@code rabbitmq-*} settings. */
+        interface Rabbitmq {
+            /**
+             * Whether events are written (in the same transaction as each applied transaction and opened
+             * account) and published to RabbitMQ. false: the request path writes none, and no relay runs.
+             */
+            @WithDefault("false")
+            boolean enabled();
+
+            /** The topic exchange events are published to (declared by the service, durable). */
+            @WithDefault("ledger.events")
+            String exchange();
+
+            /** Longest the broker may take to confirm a batch; past it the batch is published again later. */
+            @WithDefault("10s")
+            Duration confirmTimeout();
+        }
+
+        /** The relay every instance runs while events are switched on. */
+        interface Relay {
+            /** Most events one round claims, publishes and marks published, in one PostgreSQL transaction. */
+            @WithDefault("500")
+            int batchSize();
+
+            /**
+             * How often the relay looks for events it was not woken for (an instance wakes only its own
+             * relay, right after its commit): events of an instance that died or cannot reach the broker.
+             * Also the longest wait between attempts while the broker or PostgreSQL is down.
+             */
+            @WithDefault("1s")
+            Duration pollInterval();
+
+            /**
+             * For tests only: how long the relay waits between the broker's confirm and marking the batch
+             * published, so that a test can kill it in between. 0 in every deployment.
+             */
+            @WithDefault("0s")
+            Duration markDelay();
+        }
+    }
+
     interface Database {
         /**
          * Longest a Postgres call may take; past it the request answers 503 and the key is released.
@@ -114,7 +169,7 @@ public interface LedgerConfig {
         Purge purge();
     }
 
-    /** Removal of expired idempotency records from Postgres (a scheduled job). */
+    /** Removal from Postgres in bounded batches, by a scheduled job: expired idempotency records, or old published events. */
     interface Purge {
         /** How often the job runs. */
         @WithDefault("1m")

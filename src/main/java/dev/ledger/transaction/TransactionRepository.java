@@ -19,7 +19,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry, UUID> {
     private static final String POST =
-            "SELECT * FROM ledger_post_transaction($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+            "SELECT * FROM ledger_post_transaction($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 
     private final Pool pool;
     private final DatabaseGuard guard;
@@ -40,15 +40,16 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
     }
 
     /**
-     * Inserts the idempotency record, applies the sequence-checked update and the ledger entry, all
-     * in one statement; or returns what the record already holds. A null account id finds no account.
+     * Inserts the idempotency record, applies the sequence-checked update and the ledger entry (and,
+     * with {@code events}, the outbox event), all in one statement; or returns what the record already
+     * holds. A null account id finds no account.
      */
     // Bounded, never retried: a write that timed out may have committed. The key is then released
     // and the retry finds the durable record if the commit landed after all.
-    public Uni<Row> post(DurableRecord record, UUID accountId, UUID entryId, PostTransactionRequest request) {
+    public Uni<Row> post(DurableRecord record, UUID accountId, UUID entryId, PostTransactionRequest request, boolean events) {
         Tuple args = Tuple.from(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()),
                 Buffer.buffer(record.fingerprint()), record.expiresAt(), accountId, entryId,
-                request.type().name(), request.amount(), request.sequence(), request.reference()));
+                request.type().name(), request.amount(), request.sequence(), request.reference(), events));
         return guard.bounded(() -> pool.preparedQuery(POST).execute(args))
                 .map(rows -> rows.iterator().next());
     }

@@ -3,6 +3,7 @@ package dev.ledger.transaction;
 import dev.ledger.database.DatabaseGuard;
 import dev.ledger.account.AccountRepository;
 import dev.ledger.account.AccountService;
+import dev.ledger.events.Outbox;
 import dev.ledger.idempotency.DurableOutcome;
 import dev.ledger.idempotency.DurableRecord;
 import dev.ledger.idempotency.RecordedResponse;
@@ -30,18 +31,28 @@ public class TransactionService {
     private final AccountRepository accounts;
     private final ResponseRecorder recorder;
     private final DatabaseGuard guard;
+    private final Outbox outbox;
 
     public TransactionService(TransactionRepository transactions, AccountRepository accounts, ResponseRecorder recorder,
-                              DatabaseGuard guard) {
+                              DatabaseGuard guard, Outbox outbox) {
         this.transactions = transactions;
         this.accounts = accounts;
         this.recorder = recorder;
         this.guard = guard;
+        this.outbox = outbox;
     }
 
-    /** Posts in one transaction with its idempotency record. A null account id (not a UUID) is unknown. */
+    /**
+     * Posts in one transaction with its idempotency record and, when applied while events are on, its
+     * event. A null account id (not a UUID) is unknown.
+     */
     public Uni<DurableOutcome> post(DurableRecord record, UUID accountId, PostTransactionRequest request) {
-        return transactions.post(record, accountId, UUID.randomUUID(), request)
+        return transactions.post(record, accountId, UUID.randomUUID(), request, outbox.enabled())
+                .invoke(row -> {
+                    if (!row.getBoolean("replayed") && "APPLIED".equals(row.getString("outcome"))) {
+                        outbox.written();
+                    }
+                })
                 .map(row -> new DurableOutcome(row.getBoolean("replayed"),
                         new RequestFingerprint(row.getBuffer("fingerprint").getBytes()),
                         () -> render(row, request)));
@@ -52,13 +63,8 @@ public class TransactionService {
         String outcome = row.getString("outcome");
         switch (outcome) {
             case "APPLIED":
-                UUID accountId = row.getUUID("account_id");
-                UUID entryId = row.getUUID("entry_id");
-                TransactionView view = new TransactionView(entryId, accountId,
-                        TransactionType.valueOf(row.getString("type")), row.getLong("amount"), row.getLong("sequence"),
-                        row.getString("reference"), row.getLong("balance_after"),
-                        row.getOffsetDateTime("created_at").toInstant());
-                return recorder.created(view, "/accounts/" + accountId + "/transactions/" + entryId);
+                TransactionView view = TransactionView.of(row);
+                return recorder.created(view, "/accounts/" + view.accountId() + "/transactions/" + view.id());
             case "ACCOUNT_NOT_FOUND":
                 return recorder.problem(AccountService.notFound().problem());
             case "STALE_SEQUENCE":

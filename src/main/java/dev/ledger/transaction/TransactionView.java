@@ -1,6 +1,7 @@
 package dev.ledger.transaction;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.vertx.mutiny.sqlclient.Row;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
@@ -19,6 +20,16 @@ public record TransactionView(
         @Schema(description = "The account's balance right after this transaction", minimum = "0", example = "10000")
         long balanceAfter,
         @Schema(type = SchemaType.STRING, format = "date-time", example = "2026-11-21T10:00:01Z") Instant createdAt) {
+
+    /**
+     * The transaction of a row with the entry's columns as {@code ledger_post_transaction} names them:
+     * what the 201 carried, rendered from the immutable entry (its replays, and its event, the same).
+     */
+    public static TransactionView of(Row row) {
+        return new TransactionView(row.getUUID("entry_id"), row.getUUID("account_id"),
+                TransactionType.valueOf(row.getString("type")), row.getLong("amount"), row.getLong("sequence"),
+                row.getString("reference"), row.getLong("balance_after"), row.getOffsetDateTime("created_at").toInstant());
+    }
 
     static TransactionView of(LedgerEntry entry) {
         return new TransactionView(entry.id, entry.accountId, TransactionType.valueOf(entry.type), entry.amount,

@@ -1,5 +1,6 @@
 package dev.ledger.idempotency;
 
+import dev.ledger.database.BatchedDelete;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -52,12 +53,12 @@ class ExpiredRecordPurgeTest {
         insertRecords(client, 2500, "now() - interval '1 hour'");
         insertRecords(client + "-live", 3, "now() + interval '1 hour'");
 
-        ExpiredRecordPurge.Result bounded = purge.purge(1000, 2).await().atMost(Duration.ofSeconds(30));
+        BatchedDelete.Result bounded = purge.purge(1000, 2).await().atMost(Duration.ofSeconds(30));
         assertEquals(2, bounded.batches());
         assertEquals(2000, bounded.rows());
         assertEquals(500, count("client = '" + client + "'"));
 
-        ExpiredRecordPurge.Result rest = purge.purge(1000, 100).await().atMost(Duration.ofSeconds(30));
+        BatchedDelete.Result rest = purge.purge(1000, 100).await().atMost(Duration.ofSeconds(30));
         assertEquals(1, rest.batches()); // a short batch ends the run
         assertEquals(500, rest.rows());
         assertEquals(0, count("client = '" + client + "'"));

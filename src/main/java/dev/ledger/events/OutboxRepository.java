@@ -1,0 +1,86 @@
+package dev.ledger.events;
+
+import dev.ledger.account.AccountView;
+import dev.ledger.database.DatabaseGuard;
+import dev.ledger.transaction.TransactionView;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The outbox's queries: claiming unpublished events with what their bodies are rendered from, marking, the backlog's age, the purge. */
+@ApplicationScoped
+public class OutboxRepository {
+    /** Claims a batch keeping each account's order with several relays at work: see {@code ledger_claim_events} in V2__outbox.sql. */
+    static final String CLAIM = "SELECT * FROM ledger_claim_events($1, $2)";
+    static final String MARK = "UPDATE outbox_events SET published_at = now() WHERE position = ANY ($1)";
+    static final String OLDEST = """
+            SELECT created_at FROM outbox_events WHERE published_at IS NULL ORDER BY position LIMIT 1""";
+    /** The longest published first (outbox_events_published_idx); an unpublished event is never taken. */
+    static final String PURGE_BATCH = """
+            DELETE FROM outbox_events WHERE position = ANY (ARRAY (
+                SELECT position FROM outbox_events WHERE published_at < now() - make_interval(secs => $2)
+                ORDER BY published_at LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+    /** How many of the oldest unpublished events a claim looks at for heads, per event it may claim. */
+    static final int WINDOW_PER_EVENT = 4;
+
+    private final Pool pool;
+    private final DatabaseGuard guard;
+
+    public OutboxRepository(Pool pool, DatabaseGuard guard) {
+        this.pool = pool;
+        this.guard = guard;
+    }
+
+    /** An unpublished event and its body, claimed in the transaction of {@code connection}. */
+    public record PendingEvent(long position, EventEnvelope envelope) {
+    }
+
+    /** Up to {@code batchSize} events, in order per account, locked by this transaction until it ends. */
+    public Uni<List<PendingEvent>> claim(SqlConnection connection, int batchSize) {
+        return guard.bounded(() -> connection.preparedQuery(CLAIM).execute(Tuple.of(batchSize, batchSize * WINDOW_PER_EVENT)))
+                .map(rows -> {
+                    List<PendingEvent> events = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        events.add(new PendingEvent(row.getLong("position"), envelope(row)));
+                    }
+                    return events;
+                });
+    }
+
+    private static EventEnvelope envelope(Row row) {
+        String type = row.getString("event_type");
+        Object data = switch (type) {
+            case EventEnvelope.TRANSACTION_APPLIED -> TransactionView.of(row);
+            case EventEnvelope.ACCOUNT_OPENED -> AccountView.opened(row.getUUID("account_id"), row.getString("currency"),
+                    row.getOffsetDateTime("account_created_at").toInstant());
+            default -> throw new IllegalStateException("Unknown event type " + type);
+        };
+        return new EventEnvelope(row.getUUID("event_id"), type, row.getOffsetDateTime("occurred_at").toInstant(),
+                row.getString("owner"), row.getUUID("account_id"), data);
+    }
+
+    public Uni<Void> markPublished(SqlConnection connection, List<Long> positions) {
+        return guard.bounded(() -> connection.preparedQuery(MARK).execute(Tuple.of(positions.toArray(Long[]::new))))
+                .replaceWithVoid();
+    }
+
+    /** When the oldest unpublished event was written, or null when every event is published. */
+    public Uni<OffsetDateTime> oldestUnpublished() {
+        return guard.bounded(() -> pool.preparedQuery(OLDEST).execute())
+                .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getOffsetDateTime("created_at"));
+    }
+
+    /** Deletes up to {@code batchSize} events published longer than {@code retention} ago; answers how many. */
+    public Uni<Integer> purgeBatch(int batchSize, Duration retention) {
+        return pool.preparedQuery(PURGE_BATCH).execute(Tuple.of(batchSize, retention.toMillis() / 1000.0))
+                .map(rows -> rows.rowCount());
+    }
+}

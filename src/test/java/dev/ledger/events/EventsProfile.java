@@ -1,0 +1,21 @@
+package dev.ledger.events;
+
+import io.quarkus.test.junit.QuarkusTestProfile;
+
+import java.util.Map;
+
+/**
+ * Events switched on, published to the shared broker in the tests' virtual host. The relay polls only
+ * once an hour: whatever the tests see published within seconds, the request path's wake-up published.
+ */
+public class EventsProfile implements QuarkusTestProfile {
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        return Map.of(
+                "ledger.events.rabbitmq.enabled", "true",
+                "rabbitmq-host", "127.0.0.1",
+                "rabbitmq-port", Integer.toString(EventTap.SHARED_PORT),
+                "rabbitmq-virtual-host", EventTap.SHARED_VHOST,
+                "ledger.events.relay.poll-interval", "1h");
+    }
+}
