@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The benchmark's commands scenario (bench/run.sh): publishes COUNT payment commands, one credit
  * per command over the seeded accounts in turn, each with its own key, and times until every
  * outcome has arrived on a queue bound to ledger.outcomes. Prints one BENCH line like the wrk
- * scenarios: commands/s, the outcomes by status.
+ * scenarios: commands/s, the outcomes by status, and the machine's busy clock ticks over the timed
+ * window (from the first publish to the last outcome: not the JVM's own start).
  *
  * Usage: java -cp <amqp-client...> bench/CommandLoad.java PORT VHOST USER PASSWORD ACCOUNTS-FILE COUNT RUN-ID SEQ-BASE
  */
@@ -53,6 +54,7 @@ public class CommandLoad {
 
             Channel publish = connection.createChannel();
             publish.confirmSelect();
+            long startTicks = machineTicks();
             long start = System.nanoTime();
             for (int i = 0; i < count; i++) {
                 String account = accounts.get(i % accounts.size());
@@ -68,10 +70,18 @@ public class CommandLoad {
             publish.waitForConfirmsOrDie(60_000);
             boolean done = all.await(10, TimeUnit.MINUTES);
             double seconds = (System.nanoTime() - start) / 1e9;
+            long ticks = machineTicks() - startTicks;
             int created = byStatus.getOrDefault(201, new AtomicInteger()).get();
-            System.out.printf("BENCH commands=%d outcomes=%d rps=%.1f expected_share=%.4f seconds=%.2f statuses=%s complete=%s%n",
+            System.out.printf("BENCH commands=%d outcomes=%d rps=%.1f expected_share=%.4f seconds=%.2f statuses=%s complete=%s machine_ticks=%d%n",
                     count, count - all.getCount(), (count - all.getCount()) / seconds, created / (double) count, seconds,
-                    byStatus, done);
+                    byStatus, done, ticks);
         }
+    }
+
+    /** The whole machine's busy clock ticks so far (user, nice, system, irq, softirq), as bench/run.sh counts them. */
+    private static long machineTicks() throws java.io.IOException {
+        String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+        return Long.parseLong(cpu[1]) + Long.parseLong(cpu[2]) + Long.parseLong(cpu[3]) + Long.parseLong(cpu[6])
+                + Long.parseLong(cpu[7]);
     }
 }

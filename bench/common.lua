@@ -36,6 +36,12 @@ function common.headers(with_body)
   return h
 end
 
+-- common.replayed(resp_headers): whether the answer carries Idempotent-Replayed: true. Header names
+-- in any case: HAProxy (the balanced scenario) sends them in lower case.
+function common.replayed(resp_headers)
+  return (resp_headers["Idempotent-Replayed"] or resp_headers["idempotent-replayed"]) == "true"
+end
+
 -- counters live in each thread's globals: expected, unexpected, statuses["201"] ...
 function common.count(ok, status)
   if ok then expected = (expected or 0) + 1 else unexpected = (unexpected or 0) + 1 end

@@ -28,5 +28,5 @@ function request()
 end
 
 function response(status, resp_headers, body)
-  common.count(status == 201 and resp_headers["Idempotent-Replayed"] == nil, status)
+  common.count(status == 201 and not common.replayed(resp_headers), status)
 end

@@ -23,5 +23,5 @@ function request()
 end
 
 function response(status, resp_headers, body)
-  common.count(resp_headers["Idempotent-Replayed"] == "true", status)
+  common.count(common.replayed(resp_headers), status)
 end

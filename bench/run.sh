@@ -5,7 +5,7 @@
 #
 # Settings (environment): BENCH_CONNECTIONS ("16 64"), BENCH_DURATION (15s), BENCH_WARMUP (5s),
 # BENCH_ACCOUNTS (1000), BENCH_REPLAY_KEYS (2000), BENCH_PORT (8099),
-# BENCH_SCENARIOS ("new-payments replays inflight reads commands events"), BENCH_COMMANDS (20000: commands
+# BENCH_SCENARIOS ("new-payments replays inflight reads commands events balanced"), BENCH_COMMANDS (20000: commands
 # published per run of the commands scenario), BENCH_LIMITS (1; 0 skips the limits),
 # BENCH_JAVA_OPTS (JVM options of the service; default below; empty for the JVM's defaults).
 # BENCH_AOT (1; 0 skips the start-time figure with the AOT cache of bench/aot-cache.sh),
@@ -23,7 +23,7 @@ WARMUP=${BENCH_WARMUP:-5s}
 ACCOUNTS=${BENCH_ACCOUNTS:-1000}
 REPLAY_KEYS=${BENCH_REPLAY_KEYS:-2000}
 PORT=${BENCH_PORT:-8099}
-SCENARIOS=${BENCH_SCENARIOS:-"new-payments replays inflight reads commands events"}
+SCENARIOS=${BENCH_SCENARIOS:-"new-payments replays inflight reads commands events balanced"}
 COMMANDS=${BENCH_COMMANDS:-20000}
 # The recommended JVM flags (docs/performance.md): a bounded heap and the serial collector keep the
 # RSS under 300 MB on this 24 GiB machine, where the JVM's defaults would let the heap grow to 6 GiB.
@@ -110,6 +110,10 @@ machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
 TICK_MS=$(( 1000 / $(getconf CLK_TCK) ))
 # ms_per TICKS COUNT: CPU milliseconds per operation
 ms_per() { awk -v t=$(( $1 * TICK_MS )) -v n="$2" 'BEGIN { printf "%.3f", (n > 0 ? t / n : 0) }'; }
+# field_of LINE KEY: the value of KEY=value in a BENCH line (whole keys only)
+field_of() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "$1"; }
+# median_of: the median of the numbers on standard input, one a line
+median_of() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 RUN=$(date +%s)
 declare -A RESULT
 # wrk_run PHASE DURATION CONNS LUA ARGS...: one wrk run; the Lua script prints its BENCH line when measuring
@@ -142,13 +146,14 @@ commands_scenario() {
   local c=$1 run="$RUN-$1${2:+-jit}"
   commands_run $(( COMMANDS / 10 )) "$run-warm" > /dev/null
   [ "${2:-}" = warm-up-only ] && return
-  local before machine_before; before=$(cpu_ticks); machine_before=$(machine_ticks)
+  local before; before=$(cpu_ticks)
   commands_run "$COMMANDS" "$run" > "$OUT/commands-$c.txt"
-  local after machine_after; after=$(cpu_ticks); machine_after=$(machine_ticks)
+  local after; after=$(cpu_ticks)
   local line; line=$(grep '^BENCH' "$OUT/commands-$c.txt")
-  local outcomes; outcomes=$(sed -E 's/.*outcomes=([0-9]+).*/\1/' <<< "$line")
+  local outcomes; outcomes=$(field_of "$line" outcomes)
+  # the machine's CPU over CommandLoad's timed window (its own JVM start left out)
   RESULT[commands-$c]="$line p50_ms=- p99_ms=- cpu_ms_per_req=$(ms_per $(( after - before )) "$outcomes")"
-  RESULT[commands-$c]+=" machine_cpu_ms_per_req=$(ms_per $(( machine_after - machine_before )) "$outcomes")"
+  RESULT[commands-$c]+=" machine_cpu_ms_per_req=$(ms_per "$(field_of "$line" machine_ticks)" "$outcomes")"
   echo "commands: ${RESULT[commands-$c]}"
 }
 # run_scenario NAME CONNS [warm-up-only]: the scenario with its Lua script and arguments
@@ -176,7 +181,7 @@ run_scenario() {
 # One round of every scenario first, so that the JIT has compiled every path before the first
 # measurement (without it the first scenario measured a JVM still compiling: twice its CPU per request).
 # "events" runs apart, below: it needs a second instance
-TABLE_SCENARIOS=$(tr ' ' '\n' <<< "$SCENARIOS" | grep -vx events | paste -sd' ' || true)
+TABLE_SCENARIOS=$(tr ' ' '\n' <<< "$SCENARIOS" | grep -vxE 'events|balanced' | paste -sd' ' || true)
 for s in $TABLE_SCENARIOS; do run_scenario "$s" "${CONNECTIONS%% *}" warm-up-only; done
 for c in $CONNECTIONS; do
   for s in $TABLE_SCENARIOS; do run_scenario "$s" "$c"; done
@@ -250,8 +255,7 @@ if [[ " $SCENARIOS " == *" events "* ]]; then
   kill $APP_ON $CONSUMER; wait $APP_ON $CONSUMER 2>/dev/null || true
   events_queue delete
   # abfield SIDE-CONNS-ROUND KEY
-  abfield() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "${AB[$1]}"; }
-  median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+  abfield() { field_of "${AB[$1]}" "$2"; }
   EVENTS_TABLE=$({
     echo "| conns | round | events off: req/s | events on: req/s | on / off | CPU ms/req off | on | machine CPU ms/req off | on | unpublished after the on run |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -264,7 +268,7 @@ if [[ " $SCENARIOS " == *" events "* ]]; then
       done
       for key in rps cpu_ms_per_req machine_cpu_ms_per_req; do
         for side in off on; do
-          declare "m_${side}_$key=$(for r in $(seq 1 "$AB_ROUNDS"); do abfield $side-$c-$r $key; done | median)"
+          declare "m_${side}_$key=$(for r in $(seq 1 "$AB_ROUNDS"); do abfield $side-$c-$r $key; done | median_of)"
         done
       done
       printf "| %s | median | %.0f | %.0f | %s | %.3f | %.3f | %.3f | %.3f | |\n" "$c" "$m_off_rps" "$m_on_rps" \
@@ -281,6 +285,92 @@ fi
 rss_mb=$(awk '/VmRSS/ { printf "%d", $2 / 1024 }' "/proc/$APP/status")
 blocked=$(grep -c 'has been blocked' "$OUT/app.log" || true)
 kill $APP; wait $APP 2>/dev/null || true
+
+# --- balanced: one instance against two behind HAProxy (docs/scaling.md) -----------------------------
+# Two sets started by .ci/balanced on the benchmark's stores: one instance behind HAProxy, and two
+# instances behind another HAProxy. They alternate, one then two, BENCH_AB_ROUNDS times per connection
+# count and scenario (new payments, replays), each run after its own warm-up. The CPU per request
+# counts every instance of the set and its HAProxy; on two shared cores a second instance cannot add
+# throughput, so the CPU per request is the comparison that means something.
+BALANCED_TABLE=""
+if [[ " $SCENARIOS " == *" balanced "* ]]; then
+  AB_ROUNDS=${BENCH_AB_ROUNDS:-3}
+  # balanced PORT COUNT start|stop: .ci/balanced with the benchmark's stores and JVM options
+  balanced() {
+    env -u LEDGER_MESSAGING_RABBITMQ_ENABLED -u LEDGER_EVENTS_RABBITMQ_ENABLED \
+      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://127.0.0.1:5432/$DB" \
+      QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://127.0.0.1:5432/$DB" QUARKUS_DATASOURCE_USERNAME=postgres \
+      QUARKUS_REDIS_HOSTS="redis://127.0.0.1:6379/$REDIS_DB" LEDGER_API_KEYS="$API_KEYS" \
+      BALANCED_PORT="$1" BALANCED_INSTANCES="$2" BALANCED_DIR="$PWD/$OUT/balanced-$2" BALANCED_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" \
+      bash .ci/balanced "$3" > /dev/null
+  }
+  # set_ticks COUNT: the CPU ticks so far of the set's instances and its HAProxy
+  set_ticks() {
+    local total=0 pidfile
+    for pidfile in "$PWD/$OUT/balanced-$1"/instance-*.pid "$PWD/$OUT/balanced-$1/haproxy.pid"; do
+      total=$(( total + $(cpu_ticks "$(cat "$pidfile")") ))
+    done
+    echo $total
+  }
+  # balanced_args SCENARIO RUN: the Lua script and its arguments (no spaces in any)
+  balanced_args() {
+    case $1 in
+      new-payments) echo "new-payments.lua $2 $THREADS $OUT/accounts.txt" ;;
+      replays) echo "replays.lua $OUT/replays.txt" ;;
+    esac
+  }
+  declare -A SET_PORT=([1]=$(( PORT + 10 )) [2]=$(( PORT + 20 )))
+  trap 'balanced ${SET_PORT[1]} 1 stop || true; balanced ${SET_PORT[2]} 2 stop || true' EXIT
+  balanced "${SET_PORT[1]}" 1 start
+  balanced "${SET_PORT[2]}" 2 start
+  # one longer warm-up per set and scenario first: each instance of the two gets half the requests
+  for n in 1 2; do
+    for s in new-payments replays; do
+      WRK_BASE="http://127.0.0.1:${SET_PORT[$n]}" wrk_run warmup "$(( ${WARMUP%s} * 2 ))s" "${CONNECTIONS%% *}" \
+        $(balanced_args $s "$RUN-balanced-$n-jit") > /dev/null
+    done
+  done
+  declare -A BAL
+  for c in $CONNECTIONS; do
+    for s in new-payments replays; do
+      for r in $(seq 1 "$AB_ROUNDS"); do
+        for n in 1 2; do
+          base="http://127.0.0.1:${SET_PORT[$n]}"
+          WRK_BASE=$base wrk_run warmup "$WARMUP" "$c" $(balanced_args $s "$RUN-$c-balanced-$n-$r-warm") > /dev/null
+          before=$(set_ticks $n); machine_before=$(machine_ticks)
+          WRK_BASE=$base wrk_run measure "$DURATION" "$c" $(balanced_args $s "$RUN-$c-balanced-$n-$r") > "$OUT/balanced-$s-$n-$c-$r.txt"
+          after=$(set_ticks $n); machine_after=$(machine_ticks)
+          line=$(grep '^BENCH' "$OUT/balanced-$s-$n-$c-$r.txt")
+          requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<< "$line")
+          BAL[$s-$n-$c-$r]="$line cpu_ms_per_req=$(ms_per $(( after - before )) "$requests") machine_cpu_ms_per_req=$(ms_per $(( machine_after - machine_before )) "$requests")"
+          echo "balanced $s, $n instance(s) @$c round $r: ${BAL[$s-$n-$c-$r]}"
+        done
+      done
+    done
+  done
+  balanced "${SET_PORT[1]}" 1 stop; balanced "${SET_PORT[2]}" 2 stop
+  trap - EXIT
+  balfield() { field_of "${BAL[$1]}" "$2"; }
+  BALANCED_TABLE=$({
+    echo "| scenario | conns | one: req/s | two: req/s | two / one | CPU ms/req one | two | machine CPU ms/req one | two | expected answers one | two |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    for c in $CONNECTIONS; do
+      for s in new-payments replays; do
+        for key in rps cpu_ms_per_req machine_cpu_ms_per_req expected_share; do
+          for n in 1 2; do
+            declare "m_${n}_$key=$(for r in $(seq 1 "$AB_ROUNDS"); do balfield "$s-$n-$c-$r" $key; done | median_of)"
+          done
+        done
+        printf "| %s | %s | %.0f | %.0f | %s | %.3f | %.3f | %.3f | %.3f | %s | %s |\n" "$s" "$c" "$m_1_rps" "$m_2_rps" \
+          "$(awk -v a="$m_2_rps" -v b="$m_1_rps" 'BEGIN { printf "%.2f", a / b }')" "$m_1_cpu_ms_per_req" "$m_2_cpu_ms_per_req" \
+          "$m_1_machine_cpu_ms_per_req" "$m_2_machine_cpu_ms_per_req" "$m_1_expected_share" "$m_2_expected_share"
+      done
+    done
+    echo
+    echo "Medians of $AB_ROUNDS alternating rounds; the CPU per request counts the set's instances and its HAProxy."
+  })
+  echo "$BALANCED_TABLE" | tee "$OUT/balanced.md"
+fi
 
 # --- start to ready, the schema already migrated: three starts each ----------------------------------
 # The archive and the cache are built first; then the three ways start in turn, three rounds, so that
@@ -369,10 +459,32 @@ for c in $CONNECTIONS; do
   limit read-$c pgbench_rate bench/pgbench-read.sql "$c"
   limit evalsha-$c evalsha_rate "$c"
 done
+# The broker's own limit for the commands flow: bench/BrokerEcho.java does the service's message work
+# (consume with the service's prefetch, publish the outcome with a confirm, ack after the confirm)
+# without PostgreSQL and Redis, measured as the commands scenario is (bench/CommandLoad.java)
+BROKER_LIMIT=""
+if [[ " $SCENARIOS " == *" commands "* ]]; then
+  java -cp "$(cat "$OUT/classpath.txt")" bench/BrokerEcho.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" \
+    "${LEDGER_MESSAGING_PREFETCH:-64}" > "$OUT/broker-echo.log" 2>&1 &
+  ECHO=$!
+  commands_run $(( COMMANDS / 10 )) "$RUN-echo-warm" > /dev/null
+  commands_run "$COMMANDS" "$RUN-echo" > "$OUT/broker-echo.txt"
+  kill $ECHO; wait $ECHO 2>/dev/null || true
+  line=$(grep '^BENCH' "$OUT/broker-echo.txt")
+  LIMIT[broker]=$(awk -v r="$(field_of "$line" rps)" 'BEGIN { printf "%.0f", r }')
+  LIMIT_CPU[broker]=$(ms_per "$(field_of "$line" machine_ticks)" "$(field_of "$line" outcomes)")
+  BROKER_LIMIT="The broker alone for the commands flow (bench/BrokerEcho.java: consume, publish the outcome with a confirm, ack; no PostgreSQL, no Redis): ${LIMIT[broker]}/s (${LIMIT_CPU[broker]} machine ms per command)"
+  for c in $CONNECTIONS; do
+    BROKER_LIMIT+="$(awk -v a="$(field_of "${RESULT[commands-$c]}" rps)" -v b="${LIMIT[broker]}" -v c="$c" \
+      'BEGIN { printf "; the commands scenario (its run with the %s-connection scenarios) %.2f of it", c, a / b }')"
+  done
+  BROKER_LIMIT+="."
+  echo "$BROKER_LIMIT"
+fi
 
 # --- the table ------------------------------------------------------------------------------------
 # field SCENARIO-CONNS KEY: the value of KEY=value in the scenario's result (whole keys only)
-field() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "${RESULT[$1]}"; }
+field() { field_of "${RESULT[$1]}" "$2"; }
 {
   echo "| scenario | conns | req/s | p50 ms | p99 ms | expected answers | CPU ms/req | machine CPU ms/req | limit (req/s) | ratio |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -401,10 +513,17 @@ field() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "${RESULT[$1]}"; }
     fi
     own+=("at $c connections ${LIMIT[own-pay-$c]}/s (${LIMIT_CPU[own-pay-$c]} machine ms)$share")
   done
+  [ -n "$BROKER_LIMIT" ] && { echo "$BROKER_LIMIT"; echo; }
   echo "pgbench of the service's own payment statement (bench/pgbench-service-payment.sql, one call of ledger_post_transaction): $(IFS=';'; echo "${own[*]}" | sed 's/;/; /g')."
   echo
   echo "$SERVICE"
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo), $(java -version 2>&1 | head -1)."
+  if [ -n "$BALANCED_TABLE" ]; then
+    echo
+    echo "Balanced: one instance against two, each set behind its own HAProxy (.ci/balanced), alternating:"
+    echo
+    echo "$BALANCED_TABLE"
+  fi
   if [ -n "$EVENTS_TABLE" ]; then
     echo
     echo "Events: new payments with the outbox off and on, alternating (the on instance's CPU includes its relay):"
