@@ -19,6 +19,7 @@ import jakarta.ws.rs.core.MediaType;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * What every POST does, in the order API.md implies (authentication, then {@code Accept}, are decided
@@ -36,6 +37,7 @@ public class IdempotentPosts {
     private final IdempotentExecutor executor;
     private final Caller caller;
     private static final String RETRY_AFTER = "Retry-After";
+    private static final Pattern OWS_BEFORE_PARAMETER = Pattern.compile("[ \t]+;");
 
     private final int maxBodyBytes;
     private final Duration maxWait;
@@ -97,7 +99,8 @@ public class IdempotentPosts {
     static void requireJson(String contentType) {
         MediaType type;
         try {
-            type = contentType == null ? null : MediaType.valueOf(contentType);
+            // RFC 9110 allows white space before a parameter's ';', which MediaType.valueOf keeps in the subtype
+            type = contentType == null ? null : MediaType.valueOf(OWS_BEFORE_PARAMETER.matcher(contentType).replaceAll(";"));
         } catch (IllegalArgumentException malformed) {
             type = null;
         }

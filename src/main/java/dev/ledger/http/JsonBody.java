@@ -12,6 +12,9 @@ import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemType;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.List;
 
@@ -49,6 +52,7 @@ public final class JsonBody {
             throw new ProblemException(ProblemType.PAYLOAD_TOO_LARGE,
                     "The request body is " + body.length + " bytes; at most " + maxBytes + " are accepted");
         }
+        requireUtf8(body);
         JsonNode tree;
         try {
             tree = STRICT.readTree(body);
@@ -67,6 +71,25 @@ public final class JsonBody {
             }
         }
         return new JsonBody(tree);
+    }
+
+    /**
+     * Refuses a body that is not well-formed UTF-8 (RFC 3629). Jackson's own decoder refuses most
+     * ill-formed bytes but decodes overlong forms ({@code C0 AF} as {@code /}), which RFC 3629 forbids
+     * because they let one character hide behind another's bytes; the JDK's decoder refuses them all.
+     * A body of ASCII only, the usual one, is passed by the first loop.
+     */
+    static void requireUtf8(byte[] body) {
+        for (byte b : body) {
+            if (b < 0) {
+                ByteBuffer in = ByteBuffer.wrap(body);
+                // a new decoder reports malformed input: it neither replaces nor skips it
+                if (StandardCharsets.UTF_8.newDecoder().decode(in, CharBuffer.allocate(body.length), true).isError()) {
+                    throw invalid("The request body is not valid UTF-8 (at byte " + in.position() + ")");
+                }
+                return;
+            }
+        }
     }
 
     /**

@@ -7,11 +7,13 @@ import java.util.List;
  * The {@code wait} preference of RFC 7240's {@code Prefer} header: {@code Prefer: wait=5}, also among
  * other preferences ({@code Prefer: respond-async, wait=5}) or quoted ({@code wait="5"}). A value
  * that is not a non-negative integer of seconds is ignored, as RFC 7240 asks of a preference a
- * server cannot read; so is a repeated {@code wait} after the first.
+ * server cannot read; so is a repeated {@code wait} after the first. A wait too large to represent is
+ * read as 2^31 seconds, as RFC 9111 reads delta-seconds, and so is capped like any long wait.
  */
 public final class PreferWait {
     public static final String PREFER = "Prefer";
     public static final String APPLIED = "Preference-Applied";
+    private static final long DELTA_SECONDS_MAX = 1L << 31;
 
     private PreferWait() {
     }
@@ -37,10 +39,11 @@ public final class PreferWait {
     }
 
     private static Duration seconds(String value) {
-        if (value.isEmpty() || value.length() > 9 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        if (value.isEmpty() || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
             return Duration.ZERO;
         }
-        return Duration.ofSeconds(Long.parseLong(value));
+        // delta-seconds past what can be represented count as 2^31 (RFC 9111, 1.2.2); the cap then applies
+        return Duration.ofSeconds(value.length() > 10 ? DELTA_SECONDS_MAX : Math.min(Long.parseLong(value), DELTA_SECONDS_MAX));
     }
 
     /** The {@code Preference-Applied} value for a wait of {@code applied}. */

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 
@@ -90,6 +91,21 @@ class BadInputTest {
         System.arraycopy(body, 0, broken, 0, body.length);
         broken[body.length - 3] = (byte) 0xC3; // a lead byte with no continuation
         rejects(400, "invalid-request", ContentType.JSON, broken);
+    }
+
+    /** RFC 3629 forbids overlong forms (C0 AF is '/' in two bytes), encoded surrogates and code points past U+10FFFF. */
+    @ParameterizedTest
+    @ValueSource(strings = {"C0AF", "C1BF", "E080AF", "F08282AC", "EDA080", "F4908080", "F5808080"})
+    void illFormedUtf8IsRefusedNotDecoded(String hex) {
+        byte[] prefix = "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":2,\"reference\":\"a".getBytes(StandardCharsets.UTF_8);
+        byte[] bad = HexFormat.of().parseHex(hex);
+        byte[] suffix = "\"}".getBytes(StandardCharsets.UTF_8);
+        byte[] body = new byte[prefix.length + bad.length + suffix.length];
+        System.arraycopy(prefix, 0, body, 0, prefix.length);
+        System.arraycopy(bad, 0, body, prefix.length, bad.length);
+        System.arraycopy(suffix, 0, body, prefix.length + bad.length, suffix.length);
+        Response response = rejects(400, "invalid-request", ContentType.JSON, body);
+        assertTrue(response.<String>path("detail").contains("not valid UTF-8"), response.asString());
     }
 
     @ParameterizedTest
@@ -250,10 +266,13 @@ class BadInputTest {
         rejects(415, "unsupported-media-type", null, valid);
     }
 
-    @Test
-    void aCharsetParameterOfUtf8IsFine() {
+    /** RFC 9110: parameters = *( OWS ";" OWS [ parameter ] ), so white space may stand on either side of ';'. */
+    @ParameterizedTest
+    @ValueSource(strings = {"application/json; charset=utf-8", "application/json ; charset=UTF-8",
+            "application/json\t;charset=utf-8", "APPLICATION/JSON;charset=utf-8"})
+    void aCharsetParameterOfUtf8IsFine(String contentType) {
         String account = newAccount();
-        given().header("Idempotency-Key", newKey()).contentType("application/json; charset=utf-8")
+        given().header("Idempotency-Key", newKey()).contentType(contentType)
                 .body(transaction("CREDIT", 1, 1)).when().post("/accounts/" + account + "/transactions")
                 .then().statusCode(201);
     }
