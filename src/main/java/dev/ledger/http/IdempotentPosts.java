@@ -18,6 +18,7 @@ import jakarta.ws.rs.core.MediaType;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -65,7 +66,7 @@ public class IdempotentPosts {
             JsonBody json = JsonBody.parse(bytes == null ? null : bytes.getBytes(), maxBodyBytes, spec.members());
             T body = spec.parse().apply(json);
             IdempotentRequest request = IdempotentRequest.of(caller.clientId(context), key, "POST",
-                    context.normalizedPath(), json.tree());
+                    resourcePath(context.normalizedPath()), json.tree());
             Duration wait = capped(PreferWait.of(http.headers().getAll(PreferWait.PREFER)));
             executor.execute(request, step.apply(body), wait).subscribe().with(
                     outcome -> send(context.response(), outcome, wait),
@@ -73,6 +74,16 @@ public class IdempotentPosts {
         } catch (RuntimeException e) {
             fail(context, e);
         }
+    }
+
+    /**
+     * The path as the fingerprint compares it: the resource, not its spelling. Ids are UUIDs, which
+     * name the same account in either case, the rest of an API path is lower case, and a trailing
+     * slash names the same resource; a command's path is written so ({@code PaymentCommand}).
+     */
+    static String resourcePath(String path) {
+        String lower = path.toLowerCase(Locale.ROOT);
+        return lower.length() > 1 && lower.endsWith("/") ? lower.substring(0, lower.length() - 1) : lower;
     }
 
     private Duration capped(Duration wait) {

@@ -55,7 +55,8 @@ public final class OpenApiText {
             same as an RFC 8941 string in double quotes. A key belongs to the client that sent it: two clients' \
             equal keys are two keys.
             - *Request*: a key is matched with a fingerprint of the request: method, path and the JSON body compared \
-            by meaning (white space and member order do not matter). The same key with another request is 422 \
+            by meaning (white space, member order, a `null` for a member left out, the case of the account id and a \
+            trailing `/` do not matter). The same key with another request is 422 \
             `idempotency-key-reused`, and the key keeps its first answer.
             - *What is recorded*: the first request that reaches a definite business answer records it with the key: \
             201, and the refusals 404 `account-not-found`, 409 `stale-sequence`, 422 `insufficient-funds` and 422 \

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,8 +16,10 @@ import java.util.HexFormat;
 
 /**
  * What makes two requests "the same request" for an idempotency key: SHA-256 over the method,
- * the path and the body's canonical JSON (object members sorted, no insignificant white space),
- * so that white space, member order and escapes do not matter but any change of value does.
+ * the path and the body's canonical JSON (object members sorted, no insignificant white space, a
+ * member whose value is {@code null} left out), so that white space, member order, escapes and an
+ * explicit {@code null} for an optional member do not matter but any change of value does. Every
+ * body reads a {@code null} member as absent, so the two are one request.
  */
 public record RequestFingerprint(byte[] bytes) {
     private static final ObjectMapper CANONICAL = JsonMapper.builder()
@@ -26,7 +29,7 @@ public record RequestFingerprint(byte[] bytes) {
     public static RequestFingerprint of(String method, String path, JsonNode body) {
         try {
             // Through plain maps, which ORDER_MAP_ENTRIES_BY_KEYS sorts at every depth.
-            Object tree = CANONICAL.treeToValue(body, Object.class);
+            Object tree = CANONICAL.treeToValue(withoutNullMembers(body), Object.class);
             byte[] canonical = CANONICAL.writeValueAsBytes(tree);
             MessageDigest sha = sha256();
             sha.update((method + '\n' + path + '\n').getBytes(StandardCharsets.UTF_8));
@@ -35,6 +38,15 @@ public record RequestFingerprint(byte[] bytes) {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static JsonNode withoutNullMembers(JsonNode body) {
+        if (body instanceof ObjectNode object && object.properties().stream().anyMatch(member -> member.getValue().isNull())) {
+            ObjectNode copy = object.deepCopy();
+            copy.properties().removeIf(member -> member.getValue().isNull());
+            return copy;
+        }
+        return body;
     }
 
     public static RequestFingerprint fromHex(String hex) {

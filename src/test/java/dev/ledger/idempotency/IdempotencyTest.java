@@ -9,6 +9,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import static dev.ledger.LedgerApi.balance;
@@ -86,6 +87,25 @@ class IdempotencyTest {
         assertEquals(201, quoted.statusCode());
         assertEquals("true", quoted.header("Idempotent-Replayed"));
         assertEquals(5, balance(account));
+    }
+
+    /** The fingerprint compares the resource and the request's meaning, not their spelling. */
+    @Test
+    void theSameAccountSpelledOtherwiseAndANullReferenceAreTheSameRequest() {
+        String account = newAccount();
+        String key = newKey();
+        Response first = postTransaction(account, key, transaction("CREDIT", 5, 1));
+        assertEquals(201, first.statusCode());
+        for (Response retry : new Response[]{
+                postTransaction(account.toUpperCase(Locale.ROOT), key, transaction("CREDIT", 5, 1)),
+                post("/accounts/" + account + "/transactions/", key, transaction("CREDIT", 5, 1)),
+                postTransaction(account, key, "{\"type\":\"CREDIT\",\"amount\":5,\"sequence\":1,\"reference\":null}")}) {
+            assertEquals(201, retry.statusCode(), retry.asString());
+            assertEquals("true", retry.header("Idempotent-Replayed"));
+            assertEquals(first.asString(), retry.asString());
+        }
+        assertEquals(5, balance(account));
+        assertEquals(1, entryCount(account));
     }
 
     @Test

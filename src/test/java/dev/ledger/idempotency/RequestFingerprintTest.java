@@ -24,6 +24,15 @@ class RequestFingerprintTest {
     }
 
     @Test
+    void aNullMemberIsTheMemberLeftOut() throws Exception {
+        String path = "/accounts/a/transactions";
+        assertEquals(of("POST", path, "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":1}"),
+                of("POST", path, "{\"type\":\"CREDIT\",\"reference\":null,\"amount\":1,\"sequence\":1}"));
+        assertNotEquals(of("POST", path, "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":1}"),
+                of("POST", path, "{\"type\":\"CREDIT\",\"reference\":\"null\",\"amount\":1,\"sequence\":1}"));
+    }
+
+    @Test
     void changesWithAnyValueMethodOrPath() throws Exception {
         RequestFingerprint base = of("POST", "/accounts", "{\"currency\":\"EUR\"}");
         assertNotEquals(base, of("POST", "/accounts", "{\"currency\":\"USD\"}"));
