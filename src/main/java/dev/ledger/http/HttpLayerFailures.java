@@ -89,7 +89,10 @@ public class HttpLayerFailures {
             return;
         }
         Problem problem = switch (context.statusCode()) {
-            case 400 -> new Problem(ProblemType.INVALID_REQUEST, "The request body could not be read");
+            case 400 -> new Problem(ProblemType.INVALID_REQUEST, context.request().version() == HttpVersion.HTTP_1_1
+                    && context.request().authority() == null
+                    ? "An HTTP/1.1 request must carry a Host header (RFC 9112, 3.2)"
+                    : "The request could not be read");
             case 413 -> new Problem(ProblemType.PAYLOAD_TOO_LARGE, "The request body is larger than the "
                     + maxBodyBytes + " bytes accepted");
             case 417 -> new Problem(ProblemType.EXPECTATION_FAILED, "The only expectation this API meets is Expect: 100-continue");

@@ -48,6 +48,19 @@ class HttpLayerFailuresTest {
     }
 
     @Test
+    void anHttp11RequestWithoutHostIsAProblemThatSaysSo() throws Exception {
+        String account = newAccount();
+        String key = newKey();
+        try (RawHttp http = new RawHttp(base)) {
+            String credit = RawHttp.credit("/accounts/" + account + "/transactions", key, "").replace("Host: localhost\r\n", "");
+            String detail = http.send(credit).read().assertProblem(400, "invalid-request");
+            assertTrue(detail.contains("Host"), detail);
+        }
+        assertEquals(0, balance(account));
+        assertEquals(201, postTransaction(account, key, transaction("CREDIT", 5, 1)).statusCode(), "the key was reserved");
+    }
+
+    @Test
     void aRefusalWrittenBeforeTheMalformedChunkStillArrives() throws Exception {
         // no key: the 401 is written while the same read goes on to the malformed chunk, and Vert.x closes
         // the connection on it; before, that close dropped the unflushed 401 and the client got nothing
