@@ -76,6 +76,26 @@ class PostgresFailureTest {
         assertEquals(70, balance(account));
     }
 
+    /** PostgreSQL up but refusing connections with a FATAL error (here "database does not allow connections"): unavailable, not a bug. */
+    @Test
+    void postgresRefusingConnectionsAnswers503AndTheRetryAppliesOnce() {
+        String account = newAccount();
+        String key = newKey();
+        FailureLab.postgresProxy().refuseWith(TcpProxy.postgresFatal("55000",
+                "database \"postgres\" is not currently accepting connections"));
+
+        assertUnavailable(postTransaction(account, key, transaction("CREDIT", 40, 1)));
+        assertUnavailable(account(account));
+
+        FailureLab.postgresProxy().heal();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> given().when().get("/q/health/ready").statusCode() == 200);
+        Response retry = postTransaction(account, key, transaction("CREDIT", 40, 1));
+        assertEquals(201, retry.statusCode(), retry.asString());
+        assertNull(retry.header("Idempotent-Replayed"), "the key was released, so the retry executed");
+        assertEquals(40, balance(account));
+    }
+
     @Test
     void slowPostgresAnswers503WithinTheBoundAndTheRetryAppliesOnce() {
         String account = newAccount();

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A TCP proxy on 127.0.0.1 that a test can break: {@link #cut()} closes every connection and
  * refuses new ones (a server gone away), {@link #delay(long)} holds every chunk back (a server
- * gone slow), {@link #heal()} restores it. The real server behind it is never disturbed.
+ * gone slow), {@link #refuseWith(byte[])} answers new connections with a refusal (a server that is up
+ * but does not accept them), {@link #heal()} restores it. The real server behind it is never disturbed.
  */
 public final class TcpProxy implements AutoCloseable {
     private final ServerSocket listener;
@@ -29,6 +30,7 @@ public final class TcpProxy implements AutoCloseable {
     });
     private volatile boolean cut;
     private volatile long delayMillis;
+    private volatile byte[] refusal;
 
     public TcpProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -52,8 +54,38 @@ public final class TcpProxy implements AutoCloseable {
         delayMillis = millis;
     }
 
+    /**
+     * Closes every connection, then answers each new one with {@code answer} once the client has
+     * written its first bytes, and closes it: a server that accepts connections only to refuse them
+     * (for PostgreSQL, see {@link #postgresFatal}).
+     */
+    public void refuseWith(byte[] answer) {
+        refusal = answer;
+        for (Socket socket : open) {
+            closeQuietly(socket);
+        }
+        open.clear();
+    }
+
+    /**
+     * A PostgreSQL ErrorResponse of severity FATAL with {@code sqlState}, as the server answers a
+     * startup message it refuses (protocol 3.0: 'E', length, then typed fields, each a C string).
+     */
+    public static byte[] postgresFatal(String sqlState, String message) {
+        java.io.ByteArrayOutputStream fields = new java.io.ByteArrayOutputStream();
+        for (String field : new String[]{"SFATAL", "VFATAL", "C" + sqlState, "M" + message}) {
+            fields.writeBytes(field.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            fields.write(0);
+        }
+        fields.write(0);
+        java.nio.ByteBuffer frame = java.nio.ByteBuffer.allocate(1 + 4 + fields.size());
+        frame.put((byte) 'E').putInt(4 + fields.size()).put(fields.toByteArray());
+        return frame.array();
+    }
+
     public void heal() {
         delayMillis = 0;
+        refusal = null;
         cut = false;
     }
 
@@ -63,6 +95,11 @@ public final class TcpProxy implements AutoCloseable {
                 Socket client = listener.accept();
                 if (cut) {
                     closeQuietly(client);
+                    continue;
+                }
+                byte[] answer = refusal;
+                if (answer != null) {
+                    pumps.submit(() -> refuse(client, answer));
                     continue;
                 }
                 Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
@@ -112,6 +149,16 @@ public final class TcpProxy implements AutoCloseable {
                 open.remove(to);
             }, delayMillis, TimeUnit.MILLISECONDS);
             writer.shutdown();
+        }
+    }
+
+    private static void refuse(Socket client, byte[] answer) {
+        try (client) {
+            client.getInputStream().read(new byte[8192]);
+            client.getOutputStream().write(answer);
+            client.getOutputStream().flush();
+        } catch (IOException ignored) {
+            // the client left first
         }
     }
 
