@@ -49,6 +49,17 @@ public interface LedgerConfig {
         @WithDefault("5s")
         Duration pause();
 
+        /**
+         * Longest the broker may take to confirm a command's outcome message or dead letter; past it
+         * the command is given back to the broker as if the publish had failed, and its redelivery
+         * publishes the recorded outcome again, as a replay. Bounds every command's wait on the
+         * broker (a publisher that lost its connection may never answer, and a broker short of memory
+         * or disk blocks every publisher). Longer than the senders' own retries of a failed publish
+         * ({@code retry-on-fail-attempts} 6 at {@code retry-on-fail-interval} 5 s).
+         */
+        @WithDefault("60s")
+        Duration confirmTimeout();
+
         interface Rabbitmq {
             /** Consume payment commands from RabbitMQ and publish their outcomes; readiness then includes the broker. */
             @WithDefault("false")

@@ -122,17 +122,20 @@ public class CommandConsumer {
     }
 
     /**
-     * Whether the broker confirmed what was published. Not confirmed (the broker away, a channel
-     * closed): the command is requeued rather than acknowledged; if the publish did land, the
-     * redelivery publishes the recorded outcome again, as a replay.
+     * Whether the broker confirmed what was published within {@code ledger.messaging.confirm-timeout}.
+     * Not confirmed (the broker away, a channel closed, or no answer at all: a sender still
+     * reconnecting after an outage may leave its publish unanswered): the command is requeued rather
+     * than acknowledged; if the publish did land, the redelivery publishes the recorded outcome again,
+     * as a replay.
      */
     private Uni<Boolean> confirmed(Uni<Void> publish, String label) {
-        return publish.replaceWith(true).onFailure().recoverWithItem(notConfirmed -> {
-            LOG.warnf("A message for command %s was not confirmed by the broker (%s); the command is redelivered",
-                    label, notConfirmed.toString());
-            metrics.redelivered();
-            return false;
-        });
+        return publish.ifNoItem().after(config.messaging().confirmTimeout()).fail().replaceWith(true)
+                .onFailure().recoverWithItem(notConfirmed -> {
+                    LOG.warnf("A message for command %s was not confirmed by the broker (%s); the command is redelivered",
+                            label, notConfirmed.toString());
+                    metrics.redelivered();
+                    return false;
+                });
     }
 
     /**

@@ -27,12 +27,12 @@ public final class BrokerUsers {
         ctl(node, false, "set_permissions", "-p", node == null ? Broker.virtualHost() : "/", name, ".*", ".*", ".*");
     }
 
-    /** {@code rabbitmqctl} on {@code node} (the machine's when null); fails unless it succeeds. */
-    public static void ctl(String node, String... args) throws IOException, InterruptedException {
-        ctl(node, false, args);
+    /** {@code rabbitmqctl} on {@code node} (the machine's when null); fails unless it succeeds; answers its output. */
+    public static String ctl(String node, String... args) throws IOException, InterruptedException {
+        return ctl(node, false, args);
     }
 
-    private static void ctl(String node, boolean mayExist, String... args) throws IOException, InterruptedException {
+    private static String ctl(String node, boolean mayExist, String... args) throws IOException, InterruptedException {
         List<String> command = new java.util.ArrayList<>(List.of("rabbitmqctl", "-q"));
         if (node != null) {
             command.addAll(List.of("-n", node));
@@ -47,5 +47,6 @@ public final class BrokerUsers {
         if (ctl.exitValue() != 0 && !(mayExist && output.contains("already exists"))) {
             throw new IllegalStateException("rabbitmqctl " + args[0] + " failed: " + output);
         }
+        return output;
     }
 }

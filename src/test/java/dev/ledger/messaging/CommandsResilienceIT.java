@@ -23,6 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,6 +42,7 @@ class CommandsResilienceIT {
     private static final String CLIENT = "it";
     private static final String API_KEY = "commands-it-key-0123456789abcdef";
     private static final Duration BOUND = Duration.ofSeconds(60);
+    private static final String NODE = "ledger-commands-it@localhost";
     private static RabbitMqNode node;
     private static TcpProxy postgres;
     private static PackagedApp app;
@@ -53,13 +56,14 @@ class CommandsResilienceIT {
                 "needs the local servers and RabbitMQ installed (bash .ci/services)");
         PackagedApp.recreateDatabase();
         node = new RabbitMqNode("ledger-commands-it", RabbitMqNode.FIRST_PORT + 3);
-        BrokerUsers.ensure(CLIENT, "ledger-commands-it@localhost");
+        BrokerUsers.ensure(CLIENT, NODE);
         postgres = new TcpProxy(Integer.parseInt(PackagedApp.PG_HOST.split(":")[1]));
         Map<String, String> env = new HashMap<>();
         env.put("LEDGER_API_KEYS", CLIENT + ":" + PackagedApp.sha256Hex(API_KEY));
         env.put("LEDGER_MESSAGING_RABBITMQ_ENABLED", "true");
         env.put("LEDGER_MESSAGING_RETRY_DELAY", "300ms");
         env.put("LEDGER_MESSAGING_PAUSE", "2s");
+        env.put("LEDGER_MESSAGING_CONFIRM_TIMEOUT", "5s");
         env.put("RABBITMQ_HOST", "127.0.0.1");
         env.put("RABBITMQ_PORT", Integer.toString(node.port()));
         env.put("RABBITMQ_USERNAME", "guest");
@@ -173,14 +177,18 @@ class CommandsResilienceIT {
         publish(client, commands);
         // The broker blocks every publisher: the consumer commits each command but cannot publish its
         // outcome, so it acknowledges none of them.
-        BrokerUsers.ctl("ledger-commands-it@localhost", "set_vm_memory_high_watermark", "0.0000001");
+        BrokerUsers.ctl(NODE, "set_vm_memory_high_watermark", "0.0000001");
         try {
             app.restart();
             await().atMost(BOUND).until(() -> applied(commands) == commands.size());
+            // an outcome the broker never confirms does not hold its command for ever: after
+            // ledger.messaging.confirm-timeout (5 s here) the command is given back and redelivered
+            await().atMost(BOUND).until(() -> redelivered() >= commands.size());
             assertTrue(observer.drain(outcomes).isEmpty(), "no outcome published, so none acknowledged");
+            assertTrue(unsettled(Broker.COMMANDS) >= commands.size(), "none acknowledged");
             app.kill();
         } finally {
-            BrokerUsers.ctl("ledger-commands-it@localhost", "set_vm_memory_high_watermark", "0.4");
+            BrokerUsers.ctl(NODE, "set_vm_memory_high_watermark", "0.4");
         }
         app.restart();
         Map<String, List<Broker.Delivery>> answers = outcomesFor(commands);
@@ -212,6 +220,24 @@ class CommandsResilienceIT {
         System.out.printf("Broker restart under load: %d commands, %d applied when the broker went, readiness DOWN then UP, "
                 + "applied %d, double applications %d%n", commands.size(), appliedWhileDown, applied(commands), doubles);
         assertEquals(0, doubles);
+    }
+
+    /** Commands this run of the service gave back to the broker ({@code ledger_commands_total{outcome="redelivered"}}). */
+    private static long redelivered() throws Exception {
+        Matcher count = Pattern.compile("(?m)^ledger_commands_total\\{outcome=\"redelivered\",problem=\"none\"\\} ([0-9.E]+)$")
+                .matcher(app.get("/q/metrics", null).body());
+        return count.find() ? (long) Double.parseDouble(count.group(1)) : 0;
+    }
+
+    /** Messages of {@code queue} ready or delivered and not yet acknowledged, as the broker counts them. */
+    private static long unsettled(String queue) throws Exception {
+        for (String line : BrokerUsers.ctl(NODE, "list_queues", "-p", "/", "name", "messages").split("\n")) {
+            String[] columns = line.trim().split("\\s+");
+            if (columns.length == 2 && columns[0].equals(queue)) {
+                return Long.parseLong(columns[1]);
+            }
+        }
+        throw new IllegalStateException("no queue " + queue);
     }
 
     private static void reconnectObserver() throws Exception {
