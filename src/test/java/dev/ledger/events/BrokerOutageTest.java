@@ -3,6 +3,7 @@ package dev.ledger.events;
 import dev.ledger.ApiClient;
 import dev.ledger.PaymentLoad;
 import dev.ledger.broker.RabbitMqNode;
+import dev.ledger.config.LedgerConfig;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -27,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The broker down for a minute under load (a RabbitMQ node of the test's own, stopped and started
  * again): the request path does not notice, events wait in PostgreSQL, and once the broker is back
- * every one is published, none lost, none twice, each account's in order.
+ * every one is published, none lost, each account's in order, and none twice but those the broker
+ * took without confirming before it stopped (at most the batch in flight, with the same id and body).
  */
 @QuarkusTest
 @TestProfile(BrokerOutageTest.OwnBroker.class)
@@ -41,6 +43,9 @@ class BrokerOutageTest {
 
     @Inject
     DataSource dataSource;
+
+    @Inject
+    LedgerConfig config;
 
     /** Events on, published to a RabbitMQ node of this test's own. */
     public static class OwnBroker implements QuarkusTestProfile {
@@ -115,7 +120,9 @@ class BrokerOutageTest {
                 assertEquals(0, load.failed(), "the request path noticed the broker: " + load.summary());
                 assertTrue(backlog > 0 && sentDuringOutage > 0, "no load during the outage");
                 assertTrue(reconciliation.complete(), reconciliation.summary());
-                assertEquals(0, reconciliation.duplicates, reconciliation.summary());
+                // Only what the broker took without confirming before it stopped comes twice (docs/failure-behaviour.md):
+                // at most the batch in flight, with the same id and body (complete() checks that none is altered)
+                assertTrue(reconciliation.duplicates <= config.events().relay().batchSize(), reconciliation.summary());
                 // Backing off to the poll interval (1 s), not retrying in a tight loop.
                 assertTrue(failedRounds <= 2 * OUTAGE_SECONDS + 10, failedRounds + " failed rounds");
             }
