@@ -52,6 +52,16 @@ class PostgresFailureTest {
         assertNotNull(response.header("Retry-After"));
     }
 
+    /** Once PostgreSQL is back (readiness UP), the retry of a credit that got a 503 executes, once. */
+    private static void assertTheRetryExecutesOnce(String account, String key, long amount) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> given().when().get("/q/health/ready").statusCode() == 200);
+        Response retry = postTransaction(account, key, transaction("CREDIT", amount, 1));
+        assertEquals(201, retry.statusCode(), retry.asString());
+        assertNull(retry.header("Idempotent-Replayed"), "the key was released, so the retry executed");
+        assertEquals(amount, balance(account));
+    }
+
     @Test
     void postgresDownAnswers503ReleasesTheKeyAndRecovers() {
         String account = newAccount();
@@ -68,12 +78,7 @@ class PostgresFailureTest {
         given().when().get("/q/health/live").then().statusCode(200);
 
         FailureLab.postgresProxy().heal();
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> given().when().get("/q/health/ready").statusCode() == 200);
-        Response retry = postTransaction(account, key, transaction("CREDIT", 70, 1));
-        assertEquals(201, retry.statusCode(), retry.asString());
-        assertNull(retry.header("Idempotent-Replayed"), "the key was released, so the retry executed");
-        assertEquals(70, balance(account));
+        assertTheRetryExecutesOnce(account, key, 70);
     }
 
     /** PostgreSQL up but refusing connections with a FATAL error (here "database does not allow connections"): unavailable, not a bug. */
@@ -88,12 +93,7 @@ class PostgresFailureTest {
         assertUnavailable(account(account));
 
         FailureLab.postgresProxy().heal();
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> given().when().get("/q/health/ready").statusCode() == 200);
-        Response retry = postTransaction(account, key, transaction("CREDIT", 40, 1));
-        assertEquals(201, retry.statusCode(), retry.asString());
-        assertNull(retry.header("Idempotent-Replayed"), "the key was released, so the retry executed");
-        assertEquals(40, balance(account));
+        assertTheRetryExecutesOnce(account, key, 40);
     }
 
     @Test
