@@ -65,11 +65,12 @@ public class IdempotencyStore {
 
     /**
      * Records the committed answer if {@code owner} still holds the key or the key is free;
-     * never over another owner's state. Answers whether it was written.
+     * never over another owner's state. Answers whether it was written. Sent even while the
+     * breaker is open ({@link RedisScripts#settle}), as is {@link #release}.
      */
     public Uni<Boolean> complete(IdempotentRequest request, String owner, RequestFingerprint fingerprint,
                                  RecordedResponse response) {
-        return redis.run(completeScript, request.redisKey(), owner, fingerprint.hex(),
+        return redis.settle(completeScript, request.redisKey(), owner, fingerprint.hex(),
                         Long.toString(config.idempotency().retention().toMillis()),
                         Integer.toString(response.status()), response.contentType(),
                         response.location() == null ? "" : response.location(),
@@ -79,7 +80,7 @@ public class IdempotencyStore {
 
     /** Frees the key if {@code owner} still holds it, so that a retry executes afresh. */
     public Uni<Boolean> release(IdempotentRequest request, String owner) {
-        return redis.run(releaseScript, request.redisKey(), owner, SETTLED_CHANNEL).map(reply -> reply.toInteger() == 1);
+        return redis.settle(releaseScript, request.redisKey(), owner, SETTLED_CHANNEL).map(reply -> reply.toInteger() == 1);
     }
 
     /** Whether a key is still held by an in-flight request (false when completed or free). */

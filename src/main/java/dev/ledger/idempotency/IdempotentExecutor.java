@@ -95,8 +95,10 @@ public class IdempotentExecutor {
     /**
      * Degrade to Postgres alone (the default), or fail closed when so configured. A reserve that
      * was sent may still land after its failure, so the request keeps its owner token and fences
-     * it later; one the open breaker refused was never sent, so the request holds nothing in Redis
-     * and makes no further Redis call (the breaker logs the outage once, see RedisScripts).
+     * it later, with a complete or release sent even through an open breaker
+     * ({@link IdempotencyStore#complete}); one the open breaker refused was never sent, so the
+     * request holds nothing in Redis and makes no further Redis call (the breaker logs the outage
+     * once, see RedisScripts).
      */
     private Uni<Reservation> redisUnavailable(IdempotentRequest request, String owner, Throwable failure) {
         boolean sent = !(failure instanceof CallNotPermittedException);

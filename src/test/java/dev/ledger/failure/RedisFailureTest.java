@@ -1,5 +1,6 @@
 package dev.ledger.failure;
 
+import dev.ledger.AccountLock;
 import dev.ledger.Storm;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -18,6 +19,8 @@ import java.net.URL;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static dev.ledger.LedgerApi.balance;
 import static dev.ledger.LedgerApi.entryCount;
@@ -55,6 +58,8 @@ class RedisFailureTest {
     @AfterEach
     void healthyDependencies() {
         FailureLab.healAll();
+        // commands an earlier delay still holds back would land in this test's Redis
+        await().atMost(Duration.ofSeconds(20)).until(() -> FailureLab.redisProxy().chunksHeldBack() == 0);
         scripts.breaker().reset();
         // the lab's own Redis: keys left by earlier tests must not pass for this test's work
         redis.flushall();
@@ -159,5 +164,92 @@ class RedisFailureTest {
             return redisKeys() > 0; // refilled through reloaded scripts
         });
         assertEquals(2, balance(account));
+    }
+
+    /*
+     * The breaker opening while a request holds its key (others' calls failed meanwhile, as under a
+     * storm on a loaded machine) must not leave the key held: the request's complete or release is
+     * still sent, or every retry of a request that has its answer gets 409 request-in-progress until
+     * the lease ends (30 s). The breaker is forced open at the moment that matters, then closed again
+     * (Redis answering) before the retry.
+     */
+
+    @Test
+    void aKeyHeldWhenTheBreakerOpensIsStillCompleted() throws Exception {
+        String account = newAccount();
+        String key = newKey();
+        String body = transaction("CREDIT", 40, 1);
+        Response first = openTheBreakerWhileThePostWaitsInPostgres(account, key, body, false);
+        assertEquals(201, first.statusCode(), first.asString());
+
+        scripts.breaker().reset();
+        assertTheRetryReplays(account, key, body, first);
+    }
+
+    @Test
+    void aKeyHeldWhenTheBreakerOpensIsReleasedWhenTheRequestFails() throws Exception {
+        String account = newAccount();
+        String key = newKey();
+        String body = transaction("CREDIT", 41, 1);
+        Response failed = openTheBreakerWhileThePostWaitsInPostgres(account, key, body, true);
+        assertEquals(503, failed.statusCode(), failed.asString());
+
+        scripts.breaker().reset();
+        Response retry = postTransaction(account, key, body);
+        assertEquals(201, retry.statusCode(), "the key was given back, so the retry executes: " + retry.asString());
+        assertNull(retry.header("Idempotent-Replayed"));
+        assertEquals(41, balance(account));
+        assertEquals(1, entryCount(account));
+    }
+
+    @Test
+    void aReserveThatLandsAfterItsTimeoutIsFencedThroughAnOpenBreaker() throws Exception {
+        String account = newAccount(); // also leaves a pooled connection to Redis open
+        String key = newKey();
+        String body = transaction("CREDIT", 42, 1);
+        FailureLab.redisProxy().delay(1_000); // past the 300 ms timeout: the reserve is sent, and lands late
+        long mark = FailureLab.redisProxy().chunksFromClients();
+        CompletableFuture<Response> original = CompletableFuture.supplyAsync(() -> postTransaction(account, key, body));
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> FailureLab.redisProxy().chunksFromClients() > mark);
+        scripts.breaker().transitionToForcedOpenState();
+        Response first = original.get(30, TimeUnit.SECONDS);
+        assertEquals(201, first.statusCode(), first.asString()); // through Postgres alone
+
+        FailureLab.redisProxy().heal();
+        // the late reserve and whatever followed it have reached Redis
+        await().atMost(Duration.ofSeconds(20)).until(() -> FailureLab.redisProxy().chunksHeldBack() == 0);
+        scripts.breaker().reset();
+        assertTheRetryReplays(account, key, body, first);
+    }
+
+    /**
+     * Posts, and once the request has reserved its key in Redis and waits in Postgres (for a row lock
+     * of the test's), forces the breaker open; then lets the statement go on, or cancels it. Answers
+     * the request's answer.
+     */
+    private Response openTheBreakerWhileThePostWaitsInPostgres(String account, String key, String body, boolean cancel)
+            throws Exception {
+        CompletableFuture<Response> original;
+        try (AccountLock lock = AccountLock.hold(account)) {
+            original = CompletableFuture.supplyAsync(() -> postTransaction(account, key, body));
+            await().atMost(Duration.ofSeconds(10)).until(() -> lock.waiters() == 1);
+            scripts.breaker().transitionToForcedOpenState();
+            if (cancel) {
+                assertEquals(1, lock.cancelWaiters(), "the original's statement, cancelled in Postgres");
+            }
+        }
+        return original.get(30, TimeUnit.SECONDS);
+    }
+
+    private void assertTheRetryReplays(String account, String key, String body, Response first) {
+        Response retry = postTransaction(account, key, body);
+        assertEquals(201, retry.statusCode(), "a retry of a request answered 201 replays it: " + retry.asString());
+        assertEquals("true", retry.header("Idempotent-Replayed"));
+        assertEquals(first.asString(), retry.asString());
+        // no key of this test is left held (the account's open and this payment)
+        assertEquals(List.of("COMPLETED", "COMPLETED"),
+                redis.key().keys("idem:*").stream().map(k -> redis.hash(String.class).hget(k, "state")).toList());
+        assertEquals(1, entryCount(account));
     }
 }

@@ -12,6 +12,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP proxy on 127.0.0.1 that a test can break: {@link #cut()} closes every connection and
@@ -31,6 +33,10 @@ public final class TcpProxy implements AutoCloseable {
     private volatile boolean cut;
     private volatile long delayMillis;
     private volatile byte[] refusal;
+    /** Chunks read from clients, so a test can see that a request left the application. */
+    private final AtomicLong fromClients = new AtomicLong();
+    /** Chunks read but not yet written on (held back by a delay), in either direction. */
+    private final AtomicInteger heldBack = new AtomicInteger();
 
     public TcpProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -52,6 +58,16 @@ public final class TcpProxy implements AutoCloseable {
 
     public void delay(long millis) {
         delayMillis = millis;
+    }
+
+    /** How many chunks clients have written to the proxy so far: a mark to wait past. */
+    public long chunksFromClients() {
+        return fromClients.get();
+    }
+
+    /** How many chunks a delay still holds back; 0 once everything read has been passed on. */
+    public int chunksHeldBack() {
+        return heldBack.get();
     }
 
     /**
@@ -107,8 +123,8 @@ public final class TcpProxy implements AutoCloseable {
                 upstream.setTcpNoDelay(true);
                 open.add(client);
                 open.add(upstream);
-                pumps.submit(() -> pump(client, upstream));
-                pumps.submit(() -> pump(upstream, client));
+                pumps.submit(() -> pump(client, upstream, true));
+                pumps.submit(() -> pump(upstream, client, false));
             } catch (IOException e) {
                 if (listener.isClosed()) {
                     return;
@@ -118,7 +134,7 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     /** Copies one direction; with a delay, each chunk is written later, in order, by one scheduler. */
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean fromClient) {
         ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tcp-proxy-writer");
             t.setDaemon(true);
@@ -129,6 +145,10 @@ public final class TcpProxy implements AutoCloseable {
             int n;
             while ((n = in.read(buffer)) >= 0) {
                 byte[] chunk = java.util.Arrays.copyOf(buffer, n);
+                if (fromClient) {
+                    fromClients.incrementAndGet();
+                }
+                heldBack.incrementAndGet();
                 writer.schedule(() -> {
                     try {
                         out.write(chunk);
@@ -136,6 +156,8 @@ public final class TcpProxy implements AutoCloseable {
                     } catch (IOException e) {
                         closeQuietly(from);
                         closeQuietly(to);
+                    } finally {
+                        heldBack.decrementAndGet();
                     }
                 }, delayMillis, TimeUnit.MILLISECONDS);
             }
