@@ -157,8 +157,9 @@ class CommandsTest {
         dev.next(replies, BOUND);
         send(key, command(account, "CREDIT", 1, 1));
         dev.next(replies, BOUND);
-        assertEquals(applied + 1, metric("ledger_commands_total{outcome=\"applied\",problem=\"none\"}"));
-        assertEquals(replayed + 1, metric("ledger_commands_total{outcome=\"replayed\",problem=\"none\"}"));
+        // counted once the outcome is confirmed and the command acknowledged, just after the reply arrives
+        await().atMost(BOUND).until(() -> metric("ledger_commands_total{outcome=\"applied\",problem=\"none\"}") == applied + 1
+                && metric("ledger_commands_total{outcome=\"replayed\",problem=\"none\"}") == replayed + 1);
         await().atMost(BOUND).until(() -> metric("ledger_commands_queued") == 0);
     }
 
