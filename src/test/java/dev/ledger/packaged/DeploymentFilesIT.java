@@ -6,17 +6,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.ledger.config.LedgerConfig;
-import dev.ledger.problem.ProblemType;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
-import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,7 +21,6 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -273,47 +266,6 @@ class DeploymentFilesIT {
         String haproxy = Files.readString(config);
         assertTrue(haproxy.contains("option httpchk GET " + READY), config + " checks readiness");
         assertTrue(haproxy.contains("server-template ledger " + replicas + " ledger:" + PORT), config + " names every replica");
-    }
-
-    /**
-     * The shipped HAProxy configuration (as .ci/balanced writes it, on local ports) with no instance up:
-     * HAProxy's own 503 is the API's, a problem body with {@code Retry-After}, so a client that retries
-     * the instances' 503s retries it too (a rolling restart on a busy machine once met a bare one).
-     */
-    @Test
-    void theBalancersOwn503IsTheApis() throws Exception {
-        Path dir = Files.createTempDirectory("haproxy-");
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort(); // the instances would be on the next ports: nothing is ready there
-        }
-        ProcessBuilder writer = new ProcessBuilder("bash", ".ci/balanced", "config").redirectError(ProcessBuilder.Redirect.INHERIT);
-        writer.environment().put("BALANCED_PORT", Integer.toString(port));
-        writer.environment().put("BALANCED_DIR", dir.toString());
-        Process written = writer.start();
-        Files.write(dir.resolve("haproxy.cfg"), written.getInputStream().readAllBytes());
-        assertEquals(0, written.waitFor(), ".ci/balanced config");
-        Process haproxy = new ProcessBuilder("haproxy", "-db", "-f", dir.resolve("haproxy.cfg").toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("haproxy.log").toFile()).start();
-        try {
-            HttpClient http = HttpClient.newHttpClient();
-            HttpRequest post = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/accounts"))
-                    .header("Content-Type", "application/json").header("Idempotency-Key", "balancer-503")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"currency\":\"EUR\"}")).build();
-            HttpResponse<String> answer = await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
-                    .until(() -> http.send(post, HttpResponse.BodyHandlers.ofString()), response -> true);
-            assertEquals(503, answer.statusCode(), answer.body());
-            assertEquals("1", answer.headers().firstValue("Retry-After").orElse(null));
-            assertEquals("application/problem+json", answer.headers().firstValue("Content-Type").orElse(null));
-            JsonNode problem = new ObjectMapper().readTree(answer.body());
-            assertEquals(ProblemType.SERVICE_UNAVAILABLE.uri(), problem.path("type").asText());
-            assertEquals(ProblemType.SERVICE_UNAVAILABLE.title(), problem.path("title").asText());
-            assertEquals(503, problem.path("status").asInt());
-            assertTrue(problem.path("detail").asText().contains("Retry with the same Idempotency-Key"), answer.body());
-        } finally {
-            haproxy.destroy();
-            haproxy.waitFor();
-        }
     }
 
     private static long shutdownTimeoutSeconds() throws IOException {
