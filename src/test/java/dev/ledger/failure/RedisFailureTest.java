@@ -196,6 +196,7 @@ class RedisFailureTest {
 
         scripts.breaker().reset();
         Response retry = postTransaction(account, key, body);
+        printCounts("released", failed, retry, account);
         assertEquals(201, retry.statusCode(), "the key was given back, so the retry executes: " + retry.asString());
         assertNull(retry.header("Idempotent-Replayed"));
         assertEquals(41, balance(account));
@@ -244,6 +245,7 @@ class RedisFailureTest {
 
     private void assertTheRetryReplays(String account, String key, String body, Response first) {
         Response retry = postTransaction(account, key, body);
+        printCounts("completed", first, retry, account);
         assertEquals(201, retry.statusCode(), "a retry of a request answered 201 replays it: " + retry.asString());
         assertEquals("true", retry.header("Idempotent-Replayed"));
         assertEquals(first.asString(), retry.asString());
@@ -251,5 +253,13 @@ class RedisFailureTest {
         assertEquals(List.of("COMPLETED", "COMPLETED"),
                 redis.key().keys("idem:*").stream().map(k -> redis.hash(String.class).hget(k, "state")).toList());
         assertEquals(1, entryCount(account));
+    }
+
+    /** The counts of a test where the breaker opened mid-request: 2 requests, the original and its retry. */
+    private static void printCounts(String settled, Response original, Response retry, String account) {
+        long entries = entryCount(account);
+        System.out.printf("[breaker-open-mid-request, %s] requests sent 2, applied %d, double applications %d, "
+                        + "answers: original %d, retry %d%s%n", settled, entries, Math.max(0, entries - 1),
+                original.statusCode(), retry.statusCode(), "true".equals(retry.header("Idempotent-Replayed")) ? " (replayed)" : "");
     }
 }
