@@ -1,5 +1,6 @@
 package dev.ledger.events;
 
+import dev.ledger.Metrics;
 import dev.ledger.PackagedApp;
 import dev.ledger.PaymentLoad;
 import org.junit.jupiter.api.AfterEach;
@@ -80,12 +81,7 @@ class OutboxRelayIT {
     }
 
     private static double metric(PackagedApp app, String name) throws Exception {
-        for (String line : app.get("/q/metrics", null).body().split("\n")) {
-            if (line.startsWith(name + " ")) {
-                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return -1;
+        return Metrics.value(app.get("/q/metrics", null).body(), name).orElse(-1);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.ledger.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.Metrics;
 import dev.ledger.Storm;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -203,12 +204,7 @@ class OutboxTest {
     }
 
     static double metric(String name) {
-        for (String line : given().when().get("/q/metrics").asString().split("\n")) {
-            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return -1;
+        return Metrics.value(given().when().get("/q/metrics").asString(), name).orElse(-1);
     }
 
     private static List<String> iterate(java.util.Iterator<String> names) {

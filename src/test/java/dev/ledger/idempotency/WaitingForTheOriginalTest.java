@@ -3,6 +3,7 @@ package dev.ledger.idempotency;
 import dev.ledger.AccountLock;
 import dev.ledger.ApiClient;
 import dev.ledger.LedgerApi;
+import dev.ledger.Metrics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -19,8 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static dev.ledger.LedgerApi.transaction;
 import static org.awaitility.Awaitility.await;
@@ -39,7 +38,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestProfile(WaitingForTheOriginalTest.SlowOriginals.class)
 class WaitingForTheOriginalTest {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static final Pattern METRIC = Pattern.compile("(?m)^(ledger_idempotency_[a-z_]+(?:\\{[^}]*})?) ([0-9.E+-]+)$");
 
     public static class SlowOriginals implements QuarkusTestProfile {
         @Override
@@ -162,14 +160,8 @@ class WaitingForTheOriginalTest {
         return HTTP.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** A ledger_idempotency_* value of /q/metrics (0 when absent). */
+    /** A value of /q/metrics (0 when absent). */
     private static double metric(String name) {
-        Matcher line = METRIC.matcher(RestAssured.get("/q/metrics").asString());
-        while (line.find()) {
-            if (line.group(1).equals(name)) {
-                return Double.parseDouble(line.group(2));
-            }
-        }
-        return 0;
+        return Metrics.value(RestAssured.get("/q/metrics").asString(), name).orElse(0);
     }
 }

@@ -2,6 +2,7 @@ package dev.ledger.messaging;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.Metrics;
 import dev.ledger.PackagedApp;
 import dev.ledger.broker.Broker;
 import dev.ledger.broker.BrokerUsers;
@@ -23,8 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -224,9 +223,8 @@ class CommandsResilienceIT {
 
     /** Commands this run of the service gave back to the broker ({@code ledger_commands_total{outcome="redelivered"}}). */
     private static long redelivered() throws Exception {
-        Matcher count = Pattern.compile("(?m)^ledger_commands_total\\{outcome=\"redelivered\",problem=\"none\"\\} ([0-9.E]+)$")
-                .matcher(app.get("/q/metrics", null).body());
-        return count.find() ? (long) Double.parseDouble(count.group(1)) : 0;
+        return (long) Metrics.value(app.get("/q/metrics", null).body(),
+                "ledger_commands_total{outcome=\"redelivered\",problem=\"none\"}").orElse(0);
     }
 
     /** Messages of {@code queue} ready or delivered and not yet acknowledged, as the broker counts them. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.AccountLock;
 import dev.ledger.LedgerApi;
+import dev.ledger.Metrics;
 import dev.ledger.broker.Broker;
 import dev.ledger.broker.BrokerUsers;
 import io.quarkus.test.junit.QuarkusTest;
@@ -354,11 +355,7 @@ class CommandsTest {
     }
 
     private static double metric(String name) {
-        for (String line : RestAssured.get("/q/metrics").asString().split("\n")) {
-            if (line.startsWith(name + " ")) {
-                return Double.parseDouble(line.substring(name.length() + 1));
-            }
-        }
-        return name.startsWith("ledger_commands_queued") ? -1 : 0;
+        return Metrics.value(RestAssured.get("/q/metrics").asString(), name)
+                .orElse(name.startsWith("ledger_commands_queued") ? -1 : 0);
     }
 }
