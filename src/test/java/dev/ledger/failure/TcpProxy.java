@@ -1,11 +1,15 @@
 package dev.ledger.failure;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -50,10 +54,7 @@ public final class TcpProxy implements AutoCloseable {
 
     public void cut() {
         cut = true;
-        for (Socket socket : open) {
-            closeQuietly(socket);
-        }
-        open.clear();
+        closeOpenConnections();
     }
 
     public void delay(long millis) {
@@ -77,6 +78,10 @@ public final class TcpProxy implements AutoCloseable {
      */
     public void refuseWith(byte[] answer) {
         refusal = answer;
+        closeOpenConnections();
+    }
+
+    private void closeOpenConnections() {
         for (Socket socket : open) {
             closeQuietly(socket);
         }
@@ -88,13 +93,13 @@ public final class TcpProxy implements AutoCloseable {
      * startup message it refuses (protocol 3.0: 'E', length, then typed fields, each a C string).
      */
     public static byte[] postgresFatal(String sqlState, String message) {
-        java.io.ByteArrayOutputStream fields = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream fields = new ByteArrayOutputStream();
         for (String field : new String[]{"SFATAL", "VFATAL", "C" + sqlState, "M" + message}) {
-            fields.writeBytes(field.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            fields.writeBytes(field.getBytes(StandardCharsets.UTF_8));
             fields.write(0);
         }
         fields.write(0);
-        java.nio.ByteBuffer frame = java.nio.ByteBuffer.allocate(1 + 4 + fields.size());
+        ByteBuffer frame = ByteBuffer.allocate(1 + 4 + fields.size());
         frame.put((byte) 'E').putInt(4 + fields.size()).put(fields.toByteArray());
         return frame.array();
     }
@@ -144,7 +149,7 @@ public final class TcpProxy implements AutoCloseable {
             byte[] buffer = new byte[16 * 1024];
             int n;
             while ((n = in.read(buffer)) >= 0) {
-                byte[] chunk = java.util.Arrays.copyOf(buffer, n);
+                byte[] chunk = Arrays.copyOf(buffer, n);
                 if (fromClient) {
                     fromClients.incrementAndGet();
                 }
