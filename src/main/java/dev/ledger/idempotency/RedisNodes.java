@@ -51,15 +51,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * refuses a batch whose keys live on several nodes.
  *
  * <p>The slot map is asked for again when a node answers {@code MOVED} or {@code CLUSTERDOWN}, when
- * a node cannot be reached, and when a breaker opens or half-opens (a failover under way): one
- * request at a time, at most every 200 ms. A command answered {@code MOVED} or {@code ASK} follows
- * the redirection once.
+ * a node cannot be reached, when a breaker opens or half-opens (a failover under way), and every
+ * 5 s: one request at a time, at most every 200 ms. A reason that comes while a request is under way
+ * or within the 200 ms is not dropped: one more request follows when they are over, so the map is
+ * never older than the last sign of a change (a failover's last {@code MOVED} can come just after a
+ * request that asked a node which had not heard of it yet). A command answered {@code MOVED} or
+ * {@code ASK} follows the redirection once.
  */
 @ApplicationScoped
 public class RedisNodes {
     private static final Logger LOG = Logger.getLogger(RedisNodes.class);
     private static final long REFRESH_INTERVAL_NANOS = Duration.ofMillis(200).toNanos();
     private static final Duration SLOTS_TIMEOUT = Duration.ofMillis(500);
+    private static final Duration PERIODIC_REFRESH = Duration.ofSeconds(5);
 
     private final Vertx vertx;
     private final boolean cluster;
@@ -75,7 +79,10 @@ public class RedisNodes {
     private final RedisNode first;
     /** In a cluster, the primary of each slot; null until known. */
     private volatile RedisNode[] slots;
+    /** A request for the slot map is under way, or waits for the end of the 200 ms. */
     private final AtomicBoolean refreshing = new AtomicBoolean();
+    /** A reason to ask came since the last request left. */
+    private final AtomicBoolean wanted = new AtomicBoolean();
     private volatile long lastRefresh = System.nanoTime() - REFRESH_INTERVAL_NANOS;
 
     public RedisNodes(Redis redis, Vertx vertx, LedgerConfig config,
@@ -102,6 +109,9 @@ public class RedisNodes {
 
     void askForTheSlotMapAtStart(@Observes StartupEvent start) {
         refresh();
+        if (cluster) {
+            vertx.setPeriodic(PERIODIC_REFRESH.toMillis(), id -> refresh());
+        }
     }
 
     /** Whether the service talks to a Redis Cluster. */
@@ -175,27 +185,54 @@ public class RedisNodes {
         }
     }
 
-    /** Asks the known nodes for the slot map, unless a request is under way or one was made in the last 200 ms. */
+    /**
+     * Asks the known nodes for the slot map: now, or when the request under way is over or 200 ms
+     * have passed since the last one.
+     */
     void refresh() {
-        if (!cluster || System.nanoTime() - lastRefresh < REFRESH_INTERVAL_NANOS || !refreshing.compareAndSet(false, true)) {
+        if (!cluster) {
             return;
         }
+        wanted.set(true);
+        refreshWhenFree();
+    }
+
+    private void refreshWhenFree() {
+        if (!refreshing.compareAndSet(false, true)) {
+            return; // the request under way looks at `wanted` when it is over
+        }
+        long waitMillis = Duration.ofNanos(REFRESH_INTERVAL_NANOS - (System.nanoTime() - lastRefresh)).toMillis();
+        if (waitMillis > 0) {
+            vertx.setTimer(waitMillis, id -> askForTheSlotMap());
+        } else {
+            askForTheSlotMap();
+        }
+    }
+
+    private void askForTheSlotMap() {
+        wanted.set(false);
         lastRefresh = System.nanoTime();
         Set<RedisNode> candidates = new LinkedHashSet<>(primaries());
         nodes.values().forEach(candidates::add);
         askForSlots(new ArrayList<>(candidates), 0).subscribe().with(map -> {
             RedisNode[] before = slots;
             slots = map;
-            lastRefresh = System.nanoTime();
-            refreshing.set(false);
             if (before == null || !new LinkedHashSet<>(Arrays.asList(before)).equals(new LinkedHashSet<>(Arrays.asList(map)))) {
                 LOG.infof("Redis Cluster primaries: %s", primaries().stream().map(RedisNode::address).toList());
             }
+            askedForTheSlotMap();
         }, failure -> {
-            lastRefresh = System.nanoTime();
-            refreshing.set(false);
             LOG.warnf("No Redis Cluster node answered CLUSTER SLOTS (%s)", failure.getMessage());
+            askedForTheSlotMap();
         });
+    }
+
+    private void askedForTheSlotMap() {
+        lastRefresh = System.nanoTime();
+        refreshing.set(false);
+        if (wanted.get()) {
+            refreshWhenFree();
+        }
     }
 
     private Uni<RedisNode[]> askForSlots(List<RedisNode> candidates, int index) {
