@@ -211,7 +211,6 @@ public class RedisNodes {
 
     private void askForTheSlotMap() {
         wanted.set(false);
-        lastRefresh = System.nanoTime();
         Set<RedisNode> candidates = new LinkedHashSet<>(primaries());
         nodes.values().forEach(candidates::add);
         askForSlots(new ArrayList<>(candidates), 0).subscribe().with(map -> {
