@@ -1,5 +1,8 @@
 package dev.ledger.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +24,7 @@ import static org.awaitility.Awaitility.await;
 public final class RedisCluster {
     public static final int FIRST_PORT = Integer.getInteger("tests.redis-cluster.port", 7001);
     private static final Path SCRIPT = Path.of(".ci/redis-cluster");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private RedisCluster() {
     }
@@ -39,33 +43,62 @@ public final class RedisCluster {
         return hosts.toString();
     }
 
-    /** The ports of the primaries that serve slots now. */
+    /**
+     * The ports of the primaries that serve slots now, as the first node that answers sees them
+     * ({@code CLUSTER SLOTS}: each slot has one primary there), in the order of their slots.
+     */
     public static List<Integer> primaries() {
+        return primariesSeenBy(anyLivePort());
+    }
+
+    /**
+     * The primaries every running node agrees on, or an empty list while the nodes still disagree (the
+     * news of a failover spreads by gossip; one node can list a demoted primary a while longer).
+     */
+    public static List<Integer> agreedPrimaries() {
+        List<Integer> agreed = null;
+        for (int port = FIRST_PORT; port < FIRST_PORT + 6; port++) {
+            List<Integer> seen;
+            try {
+                seen = primariesSeenBy(port).stream().sorted().toList();
+            } catch (AssertionError down) {
+                continue; // killed, or not started again yet
+            }
+            if (agreed != null && !agreed.equals(seen)) {
+                return List.of();
+            }
+            agreed = seen;
+        }
+        return agreed == null ? List.of() : agreed;
+    }
+
+    private static List<Integer> primariesSeenBy(int port) {
         List<Integer> primaries = new ArrayList<>();
-        for (String line : nodes()) {
-            String[] fields = line.split(" ");
-            if (fields[2].contains("master") && !fields[2].contains("fail") && fields.length > 8) {
-                primaries.add(port(fields[1]));
+        for (JsonNode range : slotRanges(port)) {
+            int primary = range.get(2).get(1).asInt();
+            if (!primaries.contains(primary)) {
+                primaries.add(primary);
             }
         }
         return primaries;
     }
 
+    /** CLUSTER SLOTS as the node on {@code port} sees it: {@code [[start, end, [host, port, id, {}] of the primary, replicas...], ...]}. */
+    private static JsonNode slotRanges(int port) {
+        try {
+            return JSON.readTree(cli(port, "--json", "CLUSTER", "SLOTS"));
+        } catch (IOException e) {
+            throw new AssertionError("CLUSTER SLOTS of " + port, e);
+        }
+    }
+
     /** The port of the primary that serves {@code key}. */
     public static int primaryOf(String key) {
-        int slot = Integer.parseInt(cli(anyLivePort(), "CLUSTER", "KEYSLOT", key).trim());
-        for (String line : nodes()) {
-            String[] fields = line.split(" ");
-            if (!fields[2].contains("master") || fields[2].contains("fail")) {
-                continue;
-            }
-            for (int i = 8; i < fields.length; i++) {
-                String[] range = fields[i].split("-");
-                int from = Integer.parseInt(range[0]);
-                int to = range.length > 1 ? Integer.parseInt(range[1]) : from;
-                if (slot >= from && slot <= to) {
-                    return port(fields[1]);
-                }
+        int port = anyLivePort();
+        int slot = Integer.parseInt(cli(port, "CLUSTER", "KEYSLOT", key).trim());
+        for (JsonNode range : slotRanges(port)) {
+            if (slot >= range.get(0).asInt() && slot <= range.get(1).asInt()) {
+                return range.get(2).get(1).asInt();
             }
         }
         throw new AssertionError("no primary serves slot " + slot);
@@ -101,7 +134,7 @@ public final class RedisCluster {
     /** Waits until a replica of the primary that was on {@code port} has taken over its slots. */
     public static void awaitTakeOverFrom(int port) {
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                .until(() -> !primaries().contains(port) && primaries().size() == 3
+                .until(() -> !agreedPrimaries().contains(port) && agreedPrimaries().size() == 3
                         && cli(anyLivePort(), "CLUSTER", "INFO").contains("cluster_state:ok"));
     }
 
@@ -112,7 +145,7 @@ public final class RedisCluster {
             throw new AssertionError("CLUSTER FAILOVER answered " + answer);
         }
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> primaries().contains(replicaPort));
+                .until(() -> agreedPrimaries().contains(replicaPort));
     }
 
     /** FLUSHALL on every primary (the cluster is the tests' own). */
