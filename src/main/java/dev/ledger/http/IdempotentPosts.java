@@ -58,7 +58,7 @@ public class IdempotentPosts {
     public <T> void handle(RoutingContext context, Body<T> spec, Function<T, DurableOperation> step) {
         try {
             HttpServerRequest http = context.request();
-            requireJson(http.getHeader(HttpHeaders.CONTENT_TYPE));
+            requireJson(http.headers().getAll(HttpHeaders.CONTENT_TYPE));
             IdempotencyKey key = IdempotencyKey.parse(http.headers().getAll(IdempotencyKey.HEADER));
             // read by the body handler reactive routes put ahead of every @Route (at most
             // quarkus.http.limits.max-body-size; DeclaredBodyLimit refused a declared oversize earlier)
@@ -105,9 +105,11 @@ public class IdempotentPosts {
 
     /**
      * A POST body must be declared {@code application/json}, in UTF-8 when a charset is named; a
-     * missing, other or malformed {@code Content-Type} is 415.
+     * missing, other or malformed {@code Content-Type} is 415, and so is one sent twice: RFC 9110
+     * (5.3) reads two lines as the list of both, which names no one media type.
      */
-    static void requireJson(String contentType) {
+    static void requireJson(List<String> contentTypes) {
+        String contentType = contentTypes.size() == 1 ? contentTypes.get(0) : null;
         MediaType type;
         try {
             // RFC 9110 allows white space before a parameter's ';', which MediaType.valueOf keeps in the subtype

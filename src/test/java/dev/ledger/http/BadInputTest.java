@@ -266,6 +266,21 @@ class BadInputTest {
         rejects(415, "unsupported-media-type", null, valid);
     }
 
+    /** RFC 9110 (5.3): two Content-Type lines are the list of both, which is not application/json, whichever comes first. */
+    @Test
+    void aContentTypeSentTwiceIsRefused() throws Exception {
+        String account = newAccount();
+        String key = newKey();
+        try (RawHttp http = new RawHttp(base)) {
+            http.send(RawHttp.credit("/accounts/" + account + "/transactions", key, "Content-Type: text/plain\r\n"));
+            http.read().assertProblem(415, "unsupported-media-type");
+        }
+        assertEquals(0, balance(account));
+        Response valid = postTransaction(account, key, transaction("CREDIT", 5, 1));
+        assertEquals(201, valid.statusCode());
+        assertNull(valid.header("Idempotent-Replayed"));
+    }
+
     /** RFC 9110: parameters = *( OWS ";" OWS [ parameter ] ), so white space may stand on either side of ';'. */
     @ParameterizedTest
     @ValueSource(strings = {"application/json; charset=utf-8", "application/json ; charset=UTF-8",
