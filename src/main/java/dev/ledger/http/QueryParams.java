@@ -1,14 +1,23 @@
 package dev.ledger.http;
 
-/** Integer query parameters: absent gives the default; not an integer or out of range is a 400. */
+import java.util.List;
+
+/**
+ * Integer query parameters: absent gives the default; not an integer, out of range or given more
+ * than once (which of {@code limit=5&limit=500} would be meant?) is a 400.
+ */
 public final class QueryParams {
     private QueryParams() {
     }
 
-    public static long integer(String name, String raw, long defaultValue, long min, long max) {
-        if (raw == null) {
+    public static long integer(String name, List<String> values, long defaultValue, long min, long max) {
+        if (values.isEmpty()) {
             return defaultValue;
         }
+        if (values.size() > 1) {
+            throw JsonBody.invalid("Query parameter '" + name + "' must be given at most once");
+        }
+        String raw = values.get(0);
         long value;
         try {
             if (!raw.matches("-?[0-9]{1,19}")) {

@@ -58,8 +58,8 @@ public class TransactionResource {
         // separates them, as in application/x-www-form-urlencoded (WHATWG URL); Netty's decoder also
         // splits on ';' unless told not to, which would read "limit=5;after=3" as two parameters.
         MultiMap query = http.params(true);
-        long afterValue = QueryParams.integer("after", query.get("after"), 0, 0, Long.MAX_VALUE);
-        int limitValue = (int) QueryParams.integer("limit", query.get("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT);
+        long afterValue = QueryParams.integer("after", query.getAll("after"), 0, 0, Long.MAX_VALUE);
+        int limitValue = (int) QueryParams.integer("limit", query.getAll("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT);
         return PathIds.parse(id)
                 .map(uuid -> service.list(uuid, caller.clientId(), afterValue, limitValue))
                 .orElseGet(() -> Uni.createFrom().failure(AccountService.notFound()));

@@ -181,6 +181,17 @@ class TransactionResourceTest {
         given().queryParam("limit", 500).when().get("/accounts/" + account + "/transactions").then().statusCode(200);
     }
 
+    /** {@code limit=5&limit=500}: which one was meant cannot be told, so neither is taken. */
+    @Test
+    void aParameterGivenTwiceIsRefused() {
+        String account = newAccount();
+        for (String query : new String[]{"limit=5&limit=500", "after=0&after=0", "limit=2&after=1&limit=2"}) {
+            given().urlEncodingEnabled(false).when().get("/accounts/" + account + "/transactions?" + query)
+                    .then().statusCode(400).contentType("application/problem+json")
+                    .body("type", equalTo("/problems/invalid-request")).body("detail", containsString("at most once"));
+        }
+    }
+
     @Test
     void onlyAnAmpersandSeparatesQueryParameters() {
         String account = newAccount();
