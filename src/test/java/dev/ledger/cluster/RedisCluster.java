@@ -134,8 +134,11 @@ public final class RedisCluster {
     /** Waits until a replica of the primary that was on {@code port} has taken over its slots. */
     public static void awaitTakeOverFrom(int port) {
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                .until(() -> !agreedPrimaries().contains(port) && agreedPrimaries().size() == 3
-                        && cli(anyLivePort(), "CLUSTER", "INFO").contains("cluster_state:ok"));
+                .until(() -> {
+                    List<Integer> primaries = agreedPrimaries();
+                    return primaries.size() == 3 && !primaries.contains(port)
+                            && cli(anyLivePort(), "CLUSTER", "INFO").contains("cluster_state:ok");
+                });
     }
 
     /** A manual failover: the replica on {@code replicaPort} takes over from its primary, with no data lost. */
