@@ -4,7 +4,6 @@ import dev.ledger.idempotency.DurableRecord;
 import io.quarkus.hibernate.reactive.panache.PanacheRepositoryBase;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,12 +17,10 @@ import java.util.UUID;
 public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
     private static final String OPEN = "SELECT * FROM ledger_open_account($1, $2, $3, $4, $5, $6, $7)";
 
-    private final Pool pool;
     private final DatabaseGuard guard;
     private final AccountReads reads;
 
-    public AccountRepository(Pool pool, DatabaseGuard guard, AccountReads reads) {
-        this.pool = pool;
+    public AccountRepository(DatabaseGuard guard, AccountReads reads) {
         this.guard = guard;
         this.reads = reads;
     }
@@ -48,7 +45,7 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
     public Uni<Row> open(DurableRecord record, UUID id, String currency, boolean events) {
         Tuple args = Tuple.tuple(List.of(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),
                 record.expiresAt(), id, currency, events));
-        return guard.bounded(() -> pool.preparedQuery(OPEN).execute(args))
+        return guard.query(OPEN, args)
                 .map(rows -> rows.iterator().next());
     }
 }

@@ -4,7 +4,6 @@ import dev.ledger.account.AccountView;
 import dev.ledger.database.DatabaseGuard;
 import dev.ledger.transaction.TransactionView;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -31,11 +30,9 @@ public class OutboxRepository {
     /** How many of the oldest unpublished events a claim looks at for heads, per event it may claim. */
     static final int WINDOW_PER_EVENT = 4;
 
-    private final Pool pool;
     private final DatabaseGuard guard;
 
-    public OutboxRepository(Pool pool, DatabaseGuard guard) {
-        this.pool = pool;
+    public OutboxRepository(DatabaseGuard guard) {
         this.guard = guard;
     }
 
@@ -74,13 +71,13 @@ public class OutboxRepository {
 
     /** When the oldest unpublished event was written, or null when every event is published. */
     public Uni<OffsetDateTime> oldestUnpublished() {
-        return guard.bounded(() -> pool.preparedQuery(OLDEST).execute())
+        return guard.query(OLDEST, Tuple.tuple())
                 .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getOffsetDateTime("created_at"));
     }
 
     /** Deletes up to {@code batchSize} events published longer than {@code retention} ago; answers how many. */
     public Uni<Integer> purgeBatch(int batchSize, Duration retention) {
-        return pool.preparedQuery(PURGE_BATCH).execute(Tuple.of(batchSize, retention.toMillis() / 1000.0))
+        return guard.query(PURGE_BATCH, Tuple.of(batchSize, retention.toMillis() / 1000.0))
                 .map(rows -> rows.rowCount());
     }
 }

@@ -4,7 +4,7 @@ import dev.ledger.config.LedgerConfig;
 import dev.ledger.database.BatchedDelete;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
+import dev.ledger.database.DatabaseGuard;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -21,11 +21,11 @@ public class ExpiredRecordPurge {
                 SELECT ctid FROM idempotency_records WHERE expires_at < now()
                 ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
-    private final Pool pool;
+    private final DatabaseGuard guard;
     private final LedgerConfig config;
 
-    public ExpiredRecordPurge(Pool pool, LedgerConfig config) {
-        this.pool = pool;
+    public ExpiredRecordPurge(DatabaseGuard guard, LedgerConfig config) {
+        this.guard = guard;
         this.config = config;
     }
 
@@ -38,7 +38,7 @@ public class ExpiredRecordPurge {
 
     /** Deletes batches of up to {@code batchSize} expired records until one comes back short, at most {@code maxBatches}. */
     public Uni<BatchedDelete.Result> purge(int batchSize, int maxBatches) {
-        return BatchedDelete.run(() -> pool.preparedQuery(DELETE_BATCH).execute(Tuple.of(batchSize)).map(rows -> rows.rowCount()),
+        return BatchedDelete.run(() -> guard.query(DELETE_BATCH, Tuple.of(batchSize)).map(rows -> rows.rowCount()),
                 batchSize, maxBatches);
     }
 }

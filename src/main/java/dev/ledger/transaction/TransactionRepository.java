@@ -5,7 +5,6 @@ import io.quarkus.hibernate.reactive.panache.PanacheRepositoryBase;
 import io.quarkus.panache.common.Sort;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -21,11 +20,9 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
     private static final String POST =
             "SELECT * FROM ledger_post_transaction($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 
-    private final Pool pool;
     private final DatabaseGuard guard;
 
-    public TransactionRepository(Pool pool, DatabaseGuard guard) {
-        this.pool = pool;
+    public TransactionRepository(DatabaseGuard guard) {
         this.guard = guard;
     }
 
@@ -50,7 +47,7 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
         Tuple args = Tuple.from(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()),
                 Buffer.buffer(record.fingerprint()), record.expiresAt(), accountId, entryId,
                 request.type().name(), request.amount(), request.sequence(), request.reference(), events));
-        return guard.bounded(() -> pool.preparedQuery(POST).execute(args))
+        return guard.query(POST, args)
                 .map(rows -> rows.iterator().next());
     }
 }
