@@ -4,11 +4,20 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,11 +26,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The packaged application as an operator runs it: {@code java -jar target/quarkus-app/quarkus-run.jar}
  * configured only by environment variables (the standard Quarkus ones and {@code LEDGER_API_KEYS}),
- * against an empty database that it must migrate itself. Where Docker runs instead of local servers
- * (Dev Services), this test is skipped.
+ * against an empty database that it must migrate itself; and restarted, as in a rolling deploy, on a
+ * machine kept busy by other processes, then sent a burst of reads as soon as it reports ready. Where
+ * Docker runs instead of local servers (Dev Services), this test is skipped.
  */
 class PackagedApplicationIT {
     private static final String API_KEY = "packaged-it-key-0123456789abcdef";
+    /** Processes that keep the machine's cores busy while the application starts and takes its first burst. */
+    private static final int BUSY_PROCESSES = 4;
+    private static final int BURST = 300;
+    private static final int BURST_CONCURRENCY = 32;
+    /** HTTP/1.1, one connection per request in flight, as a balancer talks to its instances. */
+    private static final HttpClient HTTP_1_1 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static PackagedApp app;
 
     @BeforeAll
@@ -36,6 +52,66 @@ class PackagedApplicationIT {
         if (app != null) {
             app.close();
         }
+    }
+
+    @Test
+    void answersEveryReadOfABurstRightAfterARestartOnABusyMachine() throws Exception {
+        String account = seedAnAccountWithTransactions(30);
+        app.close();
+        Map<Integer, Integer> firstBurst;
+        List<Process> busy = new ArrayList<>();
+        try {
+            for (int i = 0; i < BUSY_PROCESSES; i++) {
+                busy.add(new ProcessBuilder("yes").redirectOutput(ProcessBuilder.Redirect.DISCARD).start());
+            }
+            app.restart();
+            firstBurst = burst("/accounts/" + account + "/transactions");
+        } finally {
+            busy.forEach(Process::destroyForcibly);
+        }
+        System.out.println("[fresh-start] " + BURST + " reads at " + BURST_CONCURRENCY + " at a time right after readiness, "
+                + BUSY_PROCESSES + " busy processes beside it: answers by status " + firstBurst);
+        assertEquals(Map.of(200, BURST), firstBurst, "ready means able to answer within the bounds: no 503 from a fresh instance");
+    }
+
+    /** An account of client "it" with {@code entries} credits, written in the database directly. */
+    private static String seedAnAccountWithTransactions(int entries) throws Exception {
+        UUID account = UUID.randomUUID();
+        try (Connection db = PackagedApp.database(); Statement sql = db.createStatement()) {
+            sql.execute("INSERT INTO accounts (id, owner, currency, balance, last_sequence) VALUES ('" + account
+                    + "', 'it', 'EUR', " + entries * 100 + ", " + entries + ")");
+            for (int sequence = 1; sequence <= entries; sequence++) {
+                sql.execute("INSERT INTO ledger_entries (id, account_id, type, amount, sequence, balance_after) VALUES ('"
+                        + UUID.randomUUID() + "', '" + account + "', 'CREDIT', 100, " + sequence + ", " + sequence * 100 + ")");
+            }
+        }
+        return account.toString();
+    }
+
+    private static Map<Integer, Integer> burst(String path) throws Exception {
+        Map<Integer, Integer> byStatus = new ConcurrentSkipListMap<>();
+        ExecutorService clients = Executors.newFixedThreadPool(BURST_CONCURRENCY);
+        try {
+            List<Future<?>> sent = new ArrayList<>();
+            for (int i = 0; i < BURST; i++) {
+                sent.add(clients.submit(() -> {
+                    int status;
+                    try {
+                        status = HTTP_1_1.send(app.request(path).header("Authorization", "Bearer " + API_KEY).build(),
+                                HttpResponse.BodyHandlers.discarding()).statusCode();
+                    } catch (Exception e) {
+                        status = -1;
+                    }
+                    byStatus.merge(status, 1, Integer::sum);
+                }));
+            }
+            for (Future<?> request : sent) {
+                request.get(2, TimeUnit.MINUTES);
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+        return byStatus;
     }
 
     @Test

@@ -20,6 +20,22 @@ public interface LedgerConfig {
 
     Messaging messaging();
 
+    WarmUp warmUp();
+
+    /** What an instance does at start before it reports ready (dev.ledger.health.WarmUp). */
+    interface WarmUp {
+        /**
+         * How many times each read path runs at start, against ids that name nothing, after every
+         * connection of the PostgreSQL pool was opened; 0: no warm-up, ready as soon as the dependencies are.
+         */
+        @WithDefault("100")
+        int rounds();
+
+        /** Longest the warm-up may take; readiness then waits for the dependencies' checks alone. */
+        @WithDefault("20s")
+        Duration timeout();
+    }
+
     /** Payment commands over a message broker (dev.ledger.messaging; docs/api.md "Payment commands over RabbitMQ"). */
     interface Messaging {
         Rabbitmq rabbitmq();
@@ -93,6 +109,14 @@ public interface LedgerConfig {
             /** The topic exchange events are published to (declared by the service, durable). */
             @WithDefault("ledger.events")
             String exchange();
+
+            /**
+             * The durable queue the service declares (when missing) and binds to the exchange with {@code #},
+             * so that events wait there for a consumer that binds later; empty: none, and an event published
+             * while no queue is bound is dropped by RabbitMQ. Its default, {@code ledger.events}, is set in
+             * application.properties, where an empty value can override it.
+             */
+            Optional<String> queue();
 
             /** Longest the broker may take to confirm a batch; past it the batch is published again later. */
             @WithDefault("10s")

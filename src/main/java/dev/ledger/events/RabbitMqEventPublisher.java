@@ -6,23 +6,34 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.ledger.config.LedgerConfig;
+import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * Publishes events to the topic exchange {@code ledger.events.rabbitmq.exchange} (declared, durable),
- * routing key = the event's type, {@code message_id} = its id, persistent, on a channel in confirm
- * mode: a batch completes when RabbitMQ has confirmed every message.
+ * Publishes events to the topic exchange {@code ledger.events.rabbitmq.exchange} (durable), routing
+ * key = the event's type, {@code message_id} = its id, persistent, on a channel in confirm mode: a
+ * batch completes when RabbitMQ has confirmed every message.
+ *
+ * <p>The exchange, and the durable queue {@code ledger.events.rabbitmq.queue} bound to it with
+ * {@code #}, are declared at start (tried again until the broker takes them; readiness waits for it,
+ * {@link EventsReadinessCheck}) and again on every new connection. A consumer can then bind as soon
+ * as the service is ready, and events published before any consumer bound wait in that queue instead
+ * of being dropped by an exchange with no binding. A queue of that name that exists already (an
+ * operator's own, quorum say) is bound as it is, not declared again.
  *
  * <p>RabbitMQ's Java client directly, not SmallRye's outgoing channel: that channel's publisher queues
  * what it could not send and sends it after a reconnect by itself, and forgets the confirms it awaited
@@ -38,10 +49,16 @@ import java.util.concurrent.Executors;
 public class RabbitMqEventPublisher implements EventPublisher {
     private static final Logger LOG = Logger.getLogger(RabbitMqEventPublisher.class);
 
+    /** The first wait before declaring again after the broker refused or was away; doubled up to {@link #MAX_RETRY}. */
+    private static final Duration FIRST_RETRY = Duration.ofMillis(250);
+    private static final Duration MAX_RETRY = Duration.ofSeconds(5);
+
     private final ConnectionFactory factory = new ConnectionFactory();
+    private final boolean enabled;
     private final String exchange;
+    private final Optional<String> queue;
     private final Duration confirmTimeout;
-    private final ExecutorService thread = Executors.newSingleThreadExecutor(runnable -> {
+    private final ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1, runnable -> {
         Thread t = new Thread(runnable, "ledger-events-rabbitmq");
         t.setDaemon(true);
         return t;
@@ -51,6 +68,9 @@ public class RabbitMqEventPublisher implements EventPublisher {
     private Channel channel;
     /** The batch whose confirms the channel is waiting for. */
     private volatile Batch current;
+    /** The exchange (and the queue) have been declared since the start. */
+    private volatile boolean declared;
+    private int failedDeclarations;
 
     public RabbitMqEventPublisher(LedgerConfig config,
                                   @ConfigProperty(name = "rabbitmq-host", defaultValue = "localhost") String host,
@@ -58,7 +78,9 @@ public class RabbitMqEventPublisher implements EventPublisher {
                                   @ConfigProperty(name = "rabbitmq-username", defaultValue = "guest") String username,
                                   @ConfigProperty(name = "rabbitmq-password", defaultValue = "guest") String password,
                                   @ConfigProperty(name = "rabbitmq-virtual-host", defaultValue = "/") String virtualHost) {
+        this.enabled = config.events().rabbitmq().enabled();
         this.exchange = config.events().rabbitmq().exchange();
+        this.queue = config.events().rabbitmq().queue().filter(name -> !name.isBlank());
         this.confirmTimeout = config.events().rabbitmq().confirmTimeout();
         factory.setHost(host);
         factory.setPort(port);
@@ -71,6 +93,41 @@ public class RabbitMqEventPublisher implements EventPublisher {
         factory.setConnectionTimeout(5_000);
         factory.setHandshakeTimeout(5_000);
         factory.setRequestedHeartbeat(15);
+        // a declaration waiting to be tried again is dropped at shutdown
+        thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    void declareAtStart(@Observes StartupEvent started) {
+        if (enabled) {
+            thread.execute(this::declare);
+        }
+    }
+
+    /** Whether the exchange (and the queue) were declared since the start: readiness waits for it. */
+    public boolean declared() {
+        return declared;
+    }
+
+    /** The queue events wait in for consumers, if one is declared. */
+    public Optional<String> queue() {
+        return queue;
+    }
+
+    /** On the thread: connects (which declares), or tries again later while the broker refuses or is away. */
+    private void declare() {
+        if (declared || thread.isShutdown()) {
+            return;
+        }
+        try {
+            channel();
+        } catch (Exception | Error e) {
+            long wait = Math.min(MAX_RETRY.toMillis(), FIRST_RETRY.toMillis() << Math.min(failedDeclarations++, 10));
+            if (failedDeclarations == 1) {
+                LOG.warnf("Events: cannot declare exchange %s on RabbitMQ %s:%d (%s); not ready until it can, trying again",
+                        exchange, factory.getHost(), factory.getPort(), e.toString());
+            }
+            thread.schedule(this::declare, wait, TimeUnit.MILLISECONDS);
+        }
     }
 
     @Override
@@ -118,7 +175,7 @@ public class RabbitMqEventPublisher implements EventPublisher {
                 .build();
     }
 
-    /** The open channel, connecting (and declaring the exchange) first when there is none. */
+    /** The open channel, connecting (and declaring the exchange and the queue) first when there is none. */
     private Channel channel() throws Exception {
         if (channel != null && channel.isOpen()) {
             return channel;
@@ -126,9 +183,9 @@ public class RabbitMqEventPublisher implements EventPublisher {
         disconnect();
         Connection opened = factory.newConnection("idempotent-ledger events");
         try {
+            declareTopology(opened);
             Channel created = opened.createChannel();
             created.confirmSelect();
-            created.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true);
             created.addConfirmListener(
                     (tag, multiple) -> {
                         Batch batch = current;
@@ -150,12 +207,43 @@ public class RabbitMqEventPublisher implements EventPublisher {
             });
             connection = opened;
             channel = created;
-            LOG.infof("Events: connected to RabbitMQ %s:%d (virtual host %s), exchange %s", factory.getHost(),
-                    factory.getPort(), factory.getVirtualHost(), exchange);
+            if (!declared) {
+                declared = true;
+                LOG.infof("Events: connected to RabbitMQ %s:%d (virtual host %s), exchange %s%s", factory.getHost(),
+                        factory.getPort(), factory.getVirtualHost(), exchange,
+                        queue.map(name -> ", queue " + name + " bound to every event").orElse(", no queue of the service's own"));
+            }
             return created;
         } catch (Exception | Error e) {
             opened.abort();
             throw e;
+        }
+    }
+
+    /**
+     * The exchange, and the queue bound to every routing key. The queue is declared only when missing
+     * (a passive declaration on a channel of its own, which RabbitMQ closes when the queue is not
+     * there), so that one an operator declared otherwise is used as it is.
+     */
+    private void declareTopology(Connection opened) throws IOException, TimeoutException {
+        try (Channel declaring = opened.createChannel()) {
+            declaring.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true);
+        }
+        if (queue.isEmpty()) {
+            return;
+        }
+        String name = queue.get();
+        Channel probing = opened.createChannel();
+        try {
+            probing.queueDeclarePassive(name);
+            probing.close();
+        } catch (IOException missing) {
+            try (Channel declaring = opened.createChannel()) {
+                declaring.queueDeclare(name, true, false, false, null);
+            }
+        }
+        try (Channel binding = opened.createChannel()) {
+            binding.queueBind(name, exchange, "#");
         }
     }
 

@@ -10,6 +10,8 @@ import org.jboss.logging.Logger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -30,7 +32,12 @@ public class ApiKeys {
     private static final Pattern CLIENT_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
 
+    /** A client id that no entry can name (parentheses are not allowed): the instance's own warm-up requests. */
+    public static final String WARM_UP_CLIENT = "(warm-up)";
+
     private final List<Entry> entries;
+    /** The key of the warm-up at start, while it runs ({@link #grantWarmUpKey}). */
+    private volatile Entry warmUp;
 
     @Inject
     public ApiKeys(LedgerConfig config) {
@@ -104,7 +111,28 @@ public class ApiKeys {
                 client = entry.client();
             }
         }
+        Entry warming = warmUp;
+        if (client == null && warming != null && MessageDigest.isEqual(warming.digest(), digest)) {
+            client = warming.client();
+        }
         return Optional.ofNullable(client);
+    }
+
+    /**
+     * A fresh random key that authenticates as {@link #WARM_UP_CLIENT} until {@link #revokeWarmUpKey}:
+     * the instance sends its own warm-up requests with it at start (dev.ledger.health.WarmUp). It
+     * exists only in this process's memory, is never logged, and its client owns nothing.
+     */
+    public String grantWarmUpKey() {
+        byte[] random = new byte[32];
+        new SecureRandom().nextBytes(random);
+        String key = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+        warmUp = new Entry(WARM_UP_CLIENT, sha256(key));
+        return key;
+    }
+
+    public void revokeWarmUpKey() {
+        warmUp = null;
     }
 
     /** Whether {@code client} has a key: the client ids broker commands are accepted from. */

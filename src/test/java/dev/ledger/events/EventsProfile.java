@@ -16,6 +16,8 @@ public class EventsProfile implements QuarkusTestProfile {
                 "rabbitmq-host", "127.0.0.1",
                 "rabbitmq-port", Integer.toString(EventTap.SHARED_PORT),
                 "rabbitmq-virtual-host", EventTap.SHARED_VHOST,
-                "ledger.events.relay.poll-interval", "1h");
+                "ledger.events.relay.poll-interval", "1h",
+                // each test's tap binds a queue of its own; none piles up in a queue of the service's on the shared broker
+                "ledger.events.rabbitmq.queue", "");
     }
 }

@@ -59,10 +59,17 @@ class OutboxRelayIT {
                 "LEDGER_EVENTS_RABBITMQ_ENABLED", "true",
                 "RABBITMQ_HOST", "127.0.0.1",
                 "RABBITMQ_PORT", brokerPort,
-                "RABBITMQ_VIRTUAL_HOST", EventTap.SHARED_VHOST));
+                "RABBITMQ_VIRTUAL_HOST", EventTap.SHARED_VHOST,
+                // the tap's queue gets every event; none piles up in a queue of the service's own on the shared broker
+                "LEDGER_EVENTS_RABBITMQ_QUEUE", ""));
         env.putAll(more);
-        PackagedApp app = PackagedApp.start(env, "outbox-relay-it-" + name + ".log");
+        boolean noBroker = NO_BROKER.equals(brokerPort);
+        // Readiness waits for the events exchange: an instance that cannot reach its broker serves, unready.
+        PackagedApp app = PackagedApp.start(env, "outbox-relay-it-" + name + ".log", noBroker ? "/q/health/live" : "/q/health/ready");
         apps.add(app);
+        if (noBroker) {
+            assertEquals(503, app.status("/q/health/ready"), "not ready before the events exchange is declared");
+        }
         return app;
     }
 

@@ -93,6 +93,28 @@ class CommandsTest {
         dev.publish(Broker.command(key, "dev", replies).correlationId("corr-" + key).build(), body);
     }
 
+    /**
+     * RabbitMQ 4 gives quorum queues a delivery limit of 20 when none is declared, past which the broker
+     * dead-letters a command by itself (no x-ledger-problem), as a long outage would make it; the queue
+     * carries its own, so the behaviour is the same on every version.
+     */
+    @Test
+    void theCommandsQueueIsDeclaredWithAnExplicitDeliveryLimit() throws Exception {
+        JsonNode queues = JSON.readTree(BrokerUsers.ctl(null, "list_queues", "-p", Broker.virtualHost(), "name", "arguments",
+                "--formatter", "json"));
+        JsonNode arguments = null;
+        for (JsonNode queue : queues) {
+            if (Broker.COMMANDS.equals(queue.path("name").asText())) {
+                arguments = queue.path("arguments");
+            }
+        }
+        assertTrue(arguments != null, "queue " + Broker.COMMANDS + " declared: " + queues);
+        Map<String, String> declared = new java.util.HashMap<>();
+        arguments.forEach(argument -> declared.put(argument.get(0).asText(), argument.get(2).asText()));
+        assertEquals("quorum", declared.get("x-queue-type"), declared.toString());
+        assertEquals("1000000", declared.get("x-delivery-limit"), declared.toString());
+    }
+
     @Test
     void appliesACommandAndPublishesItsOutcomeBeforeAcknowledging() throws Exception {
         String account = LedgerApi.newAccount();
