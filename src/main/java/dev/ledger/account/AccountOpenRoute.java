@@ -1,6 +1,7 @@
 package dev.ledger.account;
 
 import dev.ledger.http.IdempotentPosts;
+import dev.ledger.idempotency.IdempotentRequest;
 import io.quarkus.vertx.web.Route;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.core.MediaType;
@@ -25,9 +26,6 @@ import static dev.ledger.http.OpenApiText.*;
 @Tag(name = "Accounts")
 @SecurityRequirement(name = API_KEY)
 public class AccountOpenRoute {
-    private static final IdempotentPosts.Body<OpenAccountRequest> BODY =
-            new IdempotentPosts.Body<>(OpenAccountRequest.MEMBERS, OpenAccountRequest::from);
-
     private final AccountService service;
     private final IdempotentPosts posts;
 
@@ -47,6 +45,10 @@ public class AccountOpenRoute {
     @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT, example = KEY_PLACEHOLDER,
             schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = KEY_MAX_ENCODED, pattern = KEY_PATTERN))
     void open(RoutingContext context) {
-        posts.handle(context, BODY, request -> record -> service.open(record, request));
+        posts.handle(context, OpenAccountRequest.MEMBERS, (body, client, key) -> {
+            OpenAccountRequest open = OpenAccountRequest.from(body);
+            return new IdempotentPosts.Post(IdempotentRequest.of(client, key, "POST", context.normalizedPath(), body.tree()),
+                    record -> service.open(record, open));
+        });
     }
 }

@@ -7,7 +7,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.ledger.database.DatabaseGuard;
+import dev.ledger.dependency.Postgres;
 
 import java.util.List;
 import java.util.UUID;
@@ -15,19 +15,19 @@ import java.util.UUID;
 /** Queries on accounts: Panache for reads, one call of {@code ledger_open_account} for the open. */
 @ApplicationScoped
 public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
-    private static final String OPEN = "SELECT * FROM ledger_open_account($1, $2, $3, $4, $5, $6, $7)";
+    private static final String OPEN = "SELECT * FROM ledger_open_account_checked($1, $2, $3, $4, $5, $6, $7)";
 
-    private final DatabaseGuard guard;
+    private final Postgres postgres;
     private final AccountReads reads;
 
-    public AccountRepository(DatabaseGuard guard, AccountReads reads) {
-        this.guard = guard;
+    public AccountRepository(Postgres postgres, AccountReads reads) {
+        this.postgres = postgres;
         this.reads = reads;
     }
 
     /** The account if it exists and belongs to {@code owner}, else null. */
     public Uni<Account> findOwned(UUID id, String owner) {
-        return find("id = ?1 and owner = ?2", id, owner).firstResult();
+        return postgres.bounded(() -> find("id = ?1 and owner = ?2", id, owner).firstResult());
     }
 
     /**
@@ -35,7 +35,7 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
      * session, together with the other reads of its event-loop turn ({@link AccountReads}).
      */
     public Uni<Account> readOwned(UUID id, String owner) {
-        return reads.read(id)
+        return postgres.bounded(() -> reads.read(id))
                 .map(account -> account != null && account.owner.equals(owner) ? account : null);
     }
 
@@ -45,7 +45,7 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
     public Uni<Row> open(DurableRecord record, UUID id, String currency, boolean events) {
         Tuple args = Tuple.tuple(List.of(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),
                 record.expiresAt(), id, currency, events));
-        return guard.query(OPEN, args)
+        return postgres.query(OPEN, args)
                 .map(rows -> rows.iterator().next());
     }
 }

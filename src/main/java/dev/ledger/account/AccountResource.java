@@ -1,7 +1,7 @@
 package dev.ledger.account;
 
 import dev.ledger.http.Caller;
-import dev.ledger.http.PathIds;
+import dev.ledger.input.Uuids;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -43,7 +43,7 @@ public class AccountResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = AccountView.class)))
     public Uni<AccountView> get(@Parameter(description = ACCOUNT_ID, schema = @Schema(type = SchemaType.STRING, format = "uuid"))
                                 @RestPath String id) {
-        return PathIds.parse(id)
+        return Uuids.parse(id)
                 .map(uuid -> service.find(uuid, caller.clientId()))
                 .orElseGet(() -> Uni.createFrom().failure(AccountService.notFound()));
     }

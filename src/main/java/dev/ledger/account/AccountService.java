@@ -1,11 +1,9 @@
 package dev.ledger.account;
 
-import dev.ledger.database.DatabaseGuard;
-import dev.ledger.events.Outbox;
+import dev.ledger.outbox.Outbox;
 import dev.ledger.idempotency.DurableOutcome;
 import dev.ledger.idempotency.DurableRecord;
 import dev.ledger.idempotency.RecordedResponse;
-import dev.ledger.idempotency.RequestFingerprint;
 import dev.ledger.idempotency.ResponseRecorder;
 import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemType;
@@ -19,13 +17,11 @@ import java.util.UUID;
 public class AccountService {
     private final AccountRepository accounts;
     private final ResponseRecorder recorder;
-    private final DatabaseGuard guard;
     private final Outbox outbox;
 
-    public AccountService(AccountRepository accounts, ResponseRecorder recorder, DatabaseGuard guard, Outbox outbox) {
+    public AccountService(AccountRepository accounts, ResponseRecorder recorder, Outbox outbox) {
         this.accounts = accounts;
         this.recorder = recorder;
-        this.guard = guard;
         this.outbox = outbox;
     }
 
@@ -37,9 +33,9 @@ public class AccountService {
                         outbox.written();
                     }
                 })
-                .map(row -> new DurableOutcome(row.getBoolean("replayed"),
-                        new RequestFingerprint(row.getBuffer("fingerprint").getBytes()),
-                        () -> render(row)));
+                .map(row -> row.getBoolean("same_request")
+                        ? DurableOutcome.answered(row.getBoolean("replayed"), render(row))
+                        : DurableOutcome.otherRequest());
     }
 
     private RecordedResponse render(Row row) {
@@ -50,7 +46,7 @@ public class AccountService {
     }
 
     public Uni<AccountView> find(UUID id, String owner) {
-        return guard.bounded(() -> accounts.readOwned(id, owner))
+        return accounts.readOwned(id, owner)
                 .onItem().ifNull().failWith(AccountService::notFound)
                 .map(AccountView::of);
     }

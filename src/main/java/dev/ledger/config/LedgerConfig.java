@@ -1,5 +1,6 @@
 package dev.ledger.config;
 
+import dev.ledger.health.WarmUp;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
@@ -53,6 +54,27 @@ public interface LedgerConfig {
          */
         @WithDefault("64")
         int prefetch();
+
+        Breaker breaker();
+
+        /**
+         * The circuit breaker {@code commands}, which pauses consumption ({@code ledger.messaging.pause}
+         * is its delay): over the last {@code window} commands, once {@code minimum-calls} were handled,
+         * a share of {@code failure-ratio} that met an unavailable dependency opens it.
+         */
+        interface Breaker {
+            /** Commands in the rolling window that decides whether to pause. */
+            @WithDefault("10")
+            int window();
+
+            /** Commands handled before the window decides anything. */
+            @WithDefault("5")
+            int minimumCalls();
+
+            /** Share of those commands that met an unavailable dependency which pauses consumption. */
+            @WithDefault("0.5")
+            double failureRatio();
+        }
 
         /** The back-off before a command that met an unavailable dependency is given back to the broker. */
         @WithDefault("1s")
@@ -137,12 +159,6 @@ public interface LedgerConfig {
             @WithDefault("1s")
             Duration pollInterval();
 
-            /**
-             * For tests only: how long the relay waits between the broker's confirm and marking the batch
-             * published, so that a test can kill it in between. 0 in every deployment.
-             */
-            @WithDefault("0s")
-            Duration markDelay();
         }
     }
 

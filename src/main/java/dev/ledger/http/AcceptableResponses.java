@@ -3,7 +3,6 @@ package dev.ledger.http;
 import dev.ledger.problem.ProblemMapper;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
-import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
@@ -22,11 +21,8 @@ import java.util.Map;
  */
 @ApplicationScoped
 public class AcceptableResponses {
-    /** After the HTTP permission check (order -100), before {@link DeclaredBodyLimit}. */
-    static final int ROUTE_ORDER = DeclaredBodyLimit.ROUTE_ORDER - 1;
-
     void register(@Observes Router router) {
-        router.route().order(ROUTE_ORDER).handler(context -> {
+        router.route().order(RouteOrder.ACCEPTABLE).handler(context -> {
             if (OperatingSurface.contains(context) || admitsJson(context.request().headers().getAll(HttpHeaders.ACCEPT))) {
                 context.next();
             } else {

@@ -1,6 +1,7 @@
 package dev.ledger.http;
 
 import dev.ledger.config.LedgerConfig;
+import dev.ledger.security.ApiKeys;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
 import io.vertx.ext.web.RoutingContext;
@@ -13,7 +14,6 @@ import jakarta.enterprise.context.ApplicationScoped;
  */
 @ApplicationScoped
 public class Caller {
-    public static final String DEFAULT_CLIENT = "default";
 
     private final SecurityIdentity identity;
     private final boolean authEnabled;
@@ -25,7 +25,7 @@ public class Caller {
 
     public String clientId() {
         if (!authEnabled) {
-            return DEFAULT_CLIENT;
+            return ApiKeys.DEFAULT_CLIENT;
         }
         return nameOf(identity);
     }
@@ -36,7 +36,7 @@ public class Caller {
      */
     public String clientId(RoutingContext context) {
         if (!authEnabled) {
-            return DEFAULT_CLIENT;
+            return ApiKeys.DEFAULT_CLIENT;
         }
         return nameOf(context.user() instanceof QuarkusHttpUser user ? user.getSecurityIdentity() : null);
     }

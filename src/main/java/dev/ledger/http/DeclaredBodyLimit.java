@@ -22,9 +22,6 @@ import java.util.Map;
  */
 @ApplicationScoped
 public class DeclaredBodyLimit {
-    /** Before {@code HttpServerCommonHandlers.enforceMaxBodySize} (order -2). */
-    static final int ROUTE_ORDER = -3;
-
     private final long maxBytes;
 
     public DeclaredBodyLimit(LedgerConfig config) {
@@ -32,7 +29,7 @@ public class DeclaredBodyLimit {
     }
 
     void register(@Observes Router router) {
-        router.route().order(ROUTE_ORDER).handler(this::check);
+        router.route().order(RouteOrder.DECLARED_BODY).handler(this::check);
     }
 
     private void check(RoutingContext context) {

@@ -36,10 +36,6 @@ import java.util.Map;
 @ApplicationScoped
 public class HttpLayerFailures {
     private static final Logger LOG = Logger.getLogger(HttpLayerFailures.class);
-    /** First of all handlers: the body may turn out malformed while any later one is at work. */
-    static final int ROUTE_ORDER = RequestLimits.ROUTE_ORDER - 1;
-    /** Just before {@code QuarkusErrorHandler} ({@code last()}). */
-    static final int FAILURE_ORDER = Integer.MAX_VALUE - 1;
 
     private final int maxBodyBytes;
 
@@ -48,7 +44,7 @@ public class HttpLayerFailures {
     }
 
     void register(@Observes Router router) {
-        router.route().order(ROUTE_ORDER).handler(context -> {
+        router.route().order(RouteOrder.LAYER_FAILURES).handler(context -> {
             HttpConnection connection = context.request().connection();
             if (context.request().version() != HttpVersion.HTTP_2 && connection != null) {
                 HttpServerResponse response = context.response();
@@ -56,7 +52,7 @@ public class HttpLayerFailures {
             }
             context.next();
         });
-        router.route().order(FAILURE_ORDER).failureHandler(this::failed);
+        router.route().order(RouteOrder.FAILURES).failureHandler(this::failed);
     }
 
     /**

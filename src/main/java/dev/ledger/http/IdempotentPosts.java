@@ -6,6 +6,9 @@ import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentExecutor;
 import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.idempotency.Outcome;
+import dev.ledger.idempotency.RecordedResponse;
+import dev.ledger.input.JsonBody;
+import dev.ledger.input.JsonMediaType;
 import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemMapper;
 import io.vertx.core.buffer.Buffer;
@@ -14,48 +17,50 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.ws.rs.core.MediaType;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
-import java.util.function.Function;
-import java.util.regex.Pattern;
+
+import static dev.ledger.http.OpenApiText.REPLAYED;
 
 /**
  * What every POST does, in the order API.md implies (authentication, then {@code Accept}, are decided
  * before, by the HTTP layer): 415 unless the body is declared {@code application/json}, the
  * {@code Idempotency-Key} header, then the body (size, strict JSON and the endpoint's own rules) —
  * 400s and 413, nothing reserved — and then the idempotent execution of the
- * business step ({@link IdempotentExecutor}), whose answer is sent as it was recorded.
+ * business step ({@link IdempotentExecutor}), whose answer is sent as it was recorded, with
+ * {@code Idempotent-Replayed}, {@code Retry-After} and {@code Preference-Applied} saying what kind of
+ * answer it is.
  *
- * <p>The POSTs are Vert.x routes ({@code @Route}), not JAX-RS resources: on a replay, the most
- * frequent retry, Quarkus REST's resource machinery cost about a quarter of the service's CPU
- * (docs/performance.md); and the answers are recorded bytes, which need no entity writer.
+ * <p>The POSTs are Vert.x routes ({@code @Route}), not JAX-RS resources: their answers are recorded
+ * bytes, which need no entity writer, and a replay, the most frequent retry, goes through no resource
+ * machinery (docs/performance.md measures what that saves).
  */
 @ApplicationScoped
 public class IdempotentPosts {
+    private static final String RETRY_AFTER = "Retry-After";
+
     private final IdempotentExecutor executor;
     private final Caller caller;
-    private static final String RETRY_AFTER = "Retry-After";
-    private static final Pattern OWS_BEFORE_PARAMETER = Pattern.compile("[ \t]+;");
-
     private final int maxBodyBytes;
-    private final Duration maxWait;
 
     public IdempotentPosts(IdempotentExecutor executor, Caller caller, LedgerConfig config) {
         this.executor = executor;
         this.caller = caller;
         this.maxBodyBytes = config.request().maxBodyBytes();
-        this.maxWait = config.idempotency().maxWait();
     }
 
-    /** A POST endpoint's body: its allowed members, and how to read the validated request (throws 400 problems). */
-    public record Body<T>(List<String> members, Function<JsonBody, T> parse) {
+    /** A POST's validated body, ready for the engine: the request its key stands for, and its business step. */
+    public record Post(IdempotentRequest request, DurableOperation step) {
     }
 
-    /** Handles the POST on {@code context} with the business {@code step} for its validated body. */
-    public <T> void handle(RoutingContext context, Body<T> spec, Function<T, DurableOperation> step) {
+    /** Reads a POST's body, whose members are among those allowed: throws 400 problems. */
+    @FunctionalInterface
+    public interface Reader {
+        Post read(JsonBody body, String client, IdempotencyKey key);
+    }
+
+    /** Handles the POST on {@code context}: its body may have {@code members}, and {@code reader} reads it. */
+    public void handle(RoutingContext context, List<String> members, Reader reader) {
         try {
             HttpServerRequest http = context.request();
             requireJson(http.headers().getAll(HttpHeaders.CONTENT_TYPE));
@@ -63,63 +68,46 @@ public class IdempotentPosts {
             // read by the body handler reactive routes put ahead of every @Route (at most
             // quarkus.http.limits.max-body-size; DeclaredBodyLimit refused a declared oversize earlier)
             Buffer bytes = context.body().buffer();
-            JsonBody json = JsonBody.parse(bytes == null ? null : bytes.getBytes(), maxBodyBytes, spec.members());
-            T body = spec.parse().apply(json);
-            IdempotentRequest request = IdempotentRequest.of(caller.clientId(context), key, "POST",
-                    resourcePath(context.normalizedPath()), json.tree());
-            Duration wait = capped(PreferWait.of(http.headers().getAll(PreferWait.PREFER)));
-            executor.execute(request, step.apply(body), wait).subscribe().with(
-                    outcome -> send(context.response(), outcome, wait),
-                    failure -> fail(context, failure));
+            JsonBody json = JsonBody.parse(bytes == null ? null : bytes.getBytes(), maxBodyBytes, members);
+            Post post = reader.read(json, caller.clientId(context), key);
+            executor.execute(post.request(), post.step(), PreferWait.of(http.headers().getAll(PreferWait.PREFER)))
+                    .subscribe().with(outcome -> send(context.response(), outcome), failure -> fail(context, failure));
         } catch (RuntimeException e) {
             fail(context, e);
         }
     }
 
-    /**
-     * The path as the fingerprint compares it: the resource, not its spelling. Ids are UUIDs, which
-     * name the same account in either case, the rest of an API path is lower case, and a trailing
-     * slash names the same resource; a command's path is written so ({@code PaymentCommand}).
-     */
-    static String resourcePath(String path) {
-        String lower = path.toLowerCase(Locale.ROOT);
-        return lower.length() > 1 && lower.endsWith("/") ? lower.substring(0, lower.length() - 1) : lower;
-    }
-
-    private Duration capped(Duration wait) {
-        return wait.compareTo(maxWait) > 0 ? maxWait : wait;
-    }
-
     /** An outcome as HTTP: its answer, and the headers that say what kind of answer it is. */
-    static void send(HttpServerResponse response, Outcome outcome, Duration wait) {
-        if (outcome instanceof Outcome.Recorded recorded && recorded.waited()) {
-            response.putHeader(PreferWait.APPLIED, PreferWait.applied(wait));
-        }
-        if (outcome instanceof Outcome.InFlight inFlight) {
+    static void send(HttpServerResponse response, Outcome outcome) {
+        boolean replayed = false;
+        if (outcome instanceof Outcome.Recorded recorded) {
+            replayed = recorded.replayed();
+            if (recorded.waited() != null) {
+                response.putHeader(PreferWait.APPLIED, PreferWait.applied(recorded.waited()));
+            }
+        } else if (outcome instanceof Outcome.InFlight inFlight) {
             response.putHeader(RETRY_AFTER, Long.toString(inFlight.retryAfterSeconds()));
         } else if (outcome instanceof Outcome.Unavailable unavailable) {
             response.putHeader(RETRY_AFTER, Long.toString(unavailable.retryAfterSeconds()));
         }
-        outcome.response().send(response, outcome instanceof Outcome.Recorded recorded && recorded.replayed());
+        RecordedResponse answer = outcome.response();
+        response.setStatusCode(answer.status()).putHeader(HttpHeaders.CONTENT_TYPE, answer.contentType());
+        if (answer.location() != null && !answer.location().isEmpty()) {
+            response.putHeader(HttpHeaders.LOCATION, answer.location());
+        }
+        if (replayed) {
+            response.putHeader(REPLAYED, "true");
+        }
+        response.end(Buffer.buffer(answer.body()));
     }
 
     /**
-     * A POST body must be declared {@code application/json}, in UTF-8 when a charset is named; a
-     * missing, other or malformed {@code Content-Type} is 415, and so is one sent twice: RFC 9110
-     * (5.3) reads two lines as the list of both, which names no one media type.
+     * A POST body must be declared JSON ({@link JsonMediaType}), on exactly one {@code Content-Type} line: a
+     * missing, other or malformed one is 415, and so is one sent twice: RFC 9110 (5.3) reads two lines as
+     * the list of both, which names no one media type.
      */
     static void requireJson(List<String> contentTypes) {
-        String contentType = contentTypes.size() == 1 ? contentTypes.get(0) : null;
-        MediaType type;
-        try {
-            // RFC 9110 allows white space before a parameter's ';', which MediaType.valueOf keeps in the subtype
-            type = contentType == null ? null : MediaType.valueOf(OWS_BEFORE_PARAMETER.matcher(contentType).replaceAll(";"));
-        } catch (IllegalArgumentException malformed) {
-            type = null;
-        }
-        String charset = type == null ? null : type.getParameters().get(MediaType.CHARSET_PARAMETER);
-        if (type == null || !type.isCompatible(MediaType.APPLICATION_JSON_TYPE) || type.isWildcardType()
-                || type.isWildcardSubtype() || (charset != null && !charset.equalsIgnoreCase("utf-8"))) {
+        if (contentTypes.size() != 1 || !JsonMediaType.isJson(contentTypes.get(0))) {
             throw new ProblemException(ProblemMapper.unsupportedMediaType());
         }
     }

@@ -1,5 +1,8 @@
 package dev.ledger.http;
 
+import dev.ledger.problem.ProblemException;
+import dev.ledger.problem.ProblemType;
+
 import java.util.List;
 
 /**
@@ -15,7 +18,7 @@ public final class QueryParams {
             return defaultValue;
         }
         if (values.size() > 1) {
-            throw JsonBody.invalid("Query parameter '" + name + "' must be given at most once");
+            throw new ProblemException(ProblemType.INVALID_REQUEST, "Query parameter '" + name + "' must be given at most once");
         }
         String raw = values.get(0);
         long value;
@@ -25,10 +28,10 @@ public final class QueryParams {
             }
             value = Long.parseLong(raw);
         } catch (NumberFormatException e) {
-            throw JsonBody.invalid("Query parameter '" + name + "' must be an integer between " + min + " and " + max);
+            throw new ProblemException(ProblemType.INVALID_REQUEST, "Query parameter '" + name + "' must be an integer between " + min + " and " + max);
         }
         if (value < min || value > max) {
-            throw JsonBody.invalid("Query parameter '" + name + "' must be between " + min + " and " + max);
+            throw new ProblemException(ProblemType.INVALID_REQUEST, "Query parameter '" + name + "' must be between " + min + " and " + max);
         }
         return value;
     }

@@ -23,9 +23,6 @@ import java.util.Map;
  */
 @ApplicationScoped
 public class RequestLimits {
-    /** Before the security handlers (orders -300 to -100). */
-    static final int ROUTE_ORDER = -1_000;
-
     private final int maxUriLength;
     private final int maxHeaderBytes;
 
@@ -35,7 +32,7 @@ public class RequestLimits {
     }
 
     void register(@Observes Router router) {
-        router.route().order(ROUTE_ORDER).handler(this::check);
+        router.route().order(RouteOrder.REQUEST_LIMITS).handler(this::check);
     }
 
     private void check(RoutingContext context) {

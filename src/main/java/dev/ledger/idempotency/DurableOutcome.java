@@ -1,12 +1,22 @@
 package dev.ledger.idempotency;
 
-import java.util.function.Supplier;
-
 /**
- * What the Postgres transaction of a POST ended with: a fresh answer ({@code replayed} false), or
- * the answer already recorded for the key ({@code replayed} true, the case where Redis forgot).
- * {@code fingerprint} is the one stored with the key; the answer is rendered only when it
- * matches this request's, since a record written by another endpoint cannot be rendered here.
+ * What the Postgres transaction of a request ended with, as its statement decided: the request
+ * {@link Kind#EXECUTED executed} now, or the key already held an answer for the
+ * {@link Kind#REPLAYED same request} (Redis had forgotten it), or for
+ * {@link Kind#OTHER_REQUEST another request} (the key was reused; nothing is answered from it).
+ * {@code response} is the recorded answer, null for another request.
  */
-public record DurableOutcome(boolean replayed, RequestFingerprint fingerprint, Supplier<RecordedResponse> answer) {
+public record DurableOutcome(Kind kind, RecordedResponse response) {
+    public enum Kind { EXECUTED, REPLAYED, OTHER_REQUEST }
+
+    /** The request's own answer: executed now, or {@code replayed} from the record (the same request). */
+    public static DurableOutcome answered(boolean replayed, RecordedResponse response) {
+        return new DurableOutcome(replayed ? Kind.REPLAYED : Kind.EXECUTED, response);
+    }
+
+    /** The key holds another request's answer: nothing of it is rendered or sent. */
+    public static DurableOutcome otherRequest() {
+        return new DurableOutcome(Kind.OTHER_REQUEST, null);
+    }
 }

@@ -1,10 +1,10 @@
 package dev.ledger.idempotency;
 
 import dev.ledger.config.LedgerConfig;
-import dev.ledger.database.BatchedDelete;
+import dev.ledger.dependency.BatchedDelete;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
-import dev.ledger.database.DatabaseGuard;
+import dev.ledger.dependency.Postgres;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -21,10 +21,10 @@ public class ExpiredRecordPurge {
                 SELECT ctid FROM idempotency_records WHERE expires_at < now()
                 ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
-    private final DatabaseGuard guard;
+    private final Postgres guard;
     private final LedgerConfig config;
 
-    public ExpiredRecordPurge(DatabaseGuard guard, LedgerConfig config) {
+    public ExpiredRecordPurge(Postgres guard, LedgerConfig config) {
         this.guard = guard;
         this.config = config;
     }

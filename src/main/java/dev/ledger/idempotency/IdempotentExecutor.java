@@ -1,10 +1,10 @@
 package dev.ledger.idempotency;
 
 import dev.ledger.config.LedgerConfig;
-import dev.ledger.problem.DependencyFailures;
+import dev.ledger.dependency.Breakers;
+import dev.ledger.dependency.DependencyFailures;
 import dev.ledger.problem.Problem;
 import dev.ledger.problem.ProblemType;
-import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -40,6 +40,7 @@ public class IdempotentExecutor {
     private final KeyWaiters waiters;
     private final ResponseRecorder recorder;
     private final LedgerConfig config;
+    private final OwnerTokens owners = new OwnerTokens();
 
     public IdempotentExecutor(IdempotencyStore store, KeyWaiters waiters, ResponseRecorder recorder, LedgerConfig config) {
         this.store = store;
@@ -60,23 +61,25 @@ public class IdempotentExecutor {
     public Uni<Outcome> execute(IdempotentRequest request, DurableOperation operation, Duration wait) {
         // The token exists before the call, so that a reservation which lands after its call timed
         // out is still ours: fenced out by complete/release, never left blocking the key.
-        String owner = store.newOwner();
+        String owner = owners.next();
         Duration bounded = wait.compareTo(config.idempotency().maxWait()) > 0 ? config.idempotency().maxWait() : wait;
         long deadline = bounded.isZero() || bounded.isNegative() ? 0 : System.nanoTime() + bounded.toNanos();
-        return attempt(request, owner, operation, deadline, false)
+        return attempt(request, owner, operation, deadline, bounded, false)
                 .onFailure(FailedClosed.class).recoverWithItem(failure -> redisFailedClosed());
     }
 
+    /** {@code waited}: whether this attempt follows a wait, under the bound {@code wait}. */
     private Uni<Outcome> attempt(IdempotentRequest request, String owner, DurableOperation operation, long deadline,
-                                 boolean waited) {
+                                 Duration wait, boolean waited) {
+        Duration waitedFor = waited ? wait : null;
         return store.reserve(request, owner)
                 .onFailure().recoverWithUni(failure -> redisUnavailable(request, owner, failure))
                 .chain(reservation -> {
                     if (reservation instanceof Reservation.Acquired acquired) {
-                        return executeDurably(request, acquired.owner(), operation, waited);
+                        return executeDurably(request, acquired.owner(), operation, waitedFor);
                     }
                     if (reservation instanceof Reservation.Completed completed) {
-                        return Uni.createFrom().item(new Outcome.Recorded(completed.response(), true, waited));
+                        return Uni.createFrom().item(new Outcome.Recorded(completed.response(), true, waitedFor));
                     }
                     if (reservation instanceof Reservation.InProgress inProgress) {
                         long left = deadline - System.nanoTime();
@@ -85,8 +88,8 @@ public class IdempotentExecutor {
                         }
                         Duration bound = Duration.ofNanos(Math.min(left,
                                 Duration.ofMillis(inProgress.remainingMillis() + LEASE_GRACE_MILLIS).toNanos()));
-                        return waiters.settled(request.redisKey(), bound)
-                                .chain(() -> attempt(request, owner, operation, deadline, true));
+                        return waiters.settled(request.keyId(), bound)
+                                .chain(() -> attempt(request, owner, operation, deadline, wait, true));
                     }
                     return Uni.createFrom().item(keyReused());
                 });
@@ -98,10 +101,10 @@ public class IdempotentExecutor {
      * it later, with a complete or release sent even through an open breaker
      * ({@link IdempotencyStore#complete}); one the open breaker refused was never sent, so the
      * request holds nothing in Redis and makes no further Redis call (the breaker logs the outage
-     * once, see RedisScripts).
+     * once, {@link Breakers}).
      */
     private Uni<Reservation> redisUnavailable(IdempotentRequest request, String owner, Throwable failure) {
-        boolean sent = !(failure instanceof CallNotPermittedException);
+        boolean sent = !Breakers.refused(failure);
         String fenced = sent ? owner : null;
         if (sent) {
             LOG.warnf("Redis unavailable at reserve (%s); key %s goes to %s",
@@ -118,7 +121,7 @@ public class IdempotentExecutor {
     }
 
     private Uni<Outcome> executeDurably(IdempotentRequest request, String owner, DurableOperation operation,
-                                        boolean waited) {
+                                        Duration waited) {
         OffsetDateTime expiresAt = OffsetDateTime.now(ZoneOffset.UTC).plus(config.idempotency().retention());
         DurableRecord record = new DurableRecord(request.client(), request.keyHash(),
                 request.fingerprint().bytes(), expiresAt);
@@ -126,14 +129,11 @@ public class IdempotentExecutor {
                 // Nothing known to be committed: free the key so that a retry executes afresh.
                 // (If the commit did land, the retry finds the durable record and replays it.)
                 .onFailure().call(failure -> release(request, owner))
-                .<Outcome>chain(outcome -> {
-                    if (!outcome.fingerprint().equals(request.fingerprint())) {
-                        // Redis had forgotten a key that Postgres holds for another request.
-                        return release(request, owner).replaceWith(keyReused());
-                    }
-                    RecordedResponse answer = outcome.answer().get();
-                    return complete(request, owner, answer)
-                            .replaceWith(new Outcome.Recorded(answer, outcome.replayed(), waited));
+                .<Outcome>chain(outcome -> switch (outcome.kind()) {
+                    // Redis had forgotten a key that Postgres holds for another request.
+                    case OTHER_REQUEST -> release(request, owner).replaceWith(keyReused());
+                    case EXECUTED, REPLAYED -> complete(request, owner, outcome.response()).replaceWith(
+                            new Outcome.Recorded(outcome.response(), outcome.kind() == DurableOutcome.Kind.REPLAYED, waited));
                 })
                 .onFailure(DependencyFailures::isUnavailable).recoverWithItem(failure -> {
                     LOG.warnf("Postgres unavailable for key %s: %s", request.logLabel(), failure.toString());
@@ -145,7 +145,7 @@ public class IdempotentExecutor {
         if (owner == null) {
             return Uni.createFrom().voidItem();
         }
-        return store.complete(request, owner, request.fingerprint(), answer)
+        return store.complete(request, owner, answer)
                 .onFailure().recoverWithItem(failure -> {
                     // The answer is committed in Postgres; a retry replays it from there.
                     LOG.warnf("Could not record key %s in Redis (%s)", request.logLabel(), failure.getClass().getSimpleName());

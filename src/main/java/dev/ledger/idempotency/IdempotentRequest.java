@@ -21,9 +21,9 @@ public record IdempotentRequest(String client, byte[] keyHash, RequestFingerprin
         return new IdempotentRequest(client, sha.digest(), RequestFingerprint.of(method, path, body));
     }
 
-    /** The Redis key; the braces make it a Redis Cluster hash tag. */
-    public String redisKey() {
-        return "idem:{" + HexFormat.of().formatHex(keyHash) + "}";
+    /** The key as the stores name it: the hex of its hash, the same for the client and key whichever door. */
+    public String keyId() {
+        return HexFormat.of().formatHex(keyHash);
     }
 
     /** A short, non-reversible label for logs. */

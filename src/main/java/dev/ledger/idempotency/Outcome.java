@@ -1,5 +1,7 @@
 package dev.ledger.idempotency;
 
+import java.time.Duration;
+
 /**
  * What the engine ({@link IdempotentExecutor}) answers a request, whichever door it came through.
  * It carries everything a door needs to translate it into its own terms (an HTTP answer; an
@@ -12,10 +14,10 @@ public sealed interface Outcome {
 
     /**
      * The key's recorded answer: the business outcome (applied, or a refusal such as
-     * {@code insufficient-funds}), fresh or {@code replayed}. {@code waited}: the request waited
-     * for an in-flight original before it got this answer.
+     * {@code insufficient-funds}), fresh or {@code replayed}. {@code waited}: how long the request was
+     * allowed to wait for an in-flight original before it got this answer; null when it did not wait.
      */
-    record Recorded(RecordedResponse response, boolean replayed, boolean waited) implements Outcome {
+    record Recorded(RecordedResponse response, boolean replayed, Duration waited) implements Outcome {
     }
 
     /** Another request with the key is in flight (still, if this one waited). Nothing recorded. */

@@ -13,13 +13,15 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Locale;
 
 /**
  * What makes two requests "the same request" for an idempotency key: SHA-256 over the method,
- * the path and the body's canonical JSON (object members sorted, no insignificant white space, a
- * member whose value is {@code null} left out), so that white space, member order, escapes and an
- * explicit {@code null} for an optional member do not matter but any change of value does. Every
- * body reads a {@code null} member as absent, so the two are one request.
+ * the resource's path and the body's canonical JSON (object members sorted, no insignificant white
+ * space, a member whose value is {@code null} left out), so that white space, member order, escapes
+ * and an explicit {@code null} for an optional member do not matter but any change of value does.
+ * Every body reads a {@code null} member as absent, so the two are one request. The path is compared
+ * as the resource it names, not its spelling ({@link #resourcePath}).
  */
 public record RequestFingerprint(byte[] bytes) {
     private static final ObjectMapper CANONICAL = JsonMapper.builder()
@@ -32,12 +34,21 @@ public record RequestFingerprint(byte[] bytes) {
             Object tree = CANONICAL.treeToValue(withoutNullMembers(body), Object.class);
             byte[] canonical = CANONICAL.writeValueAsBytes(tree);
             MessageDigest sha = sha256();
-            sha.update((method + '\n' + path + '\n').getBytes(StandardCharsets.UTF_8));
+            sha.update((method + '\n' + resourcePath(path) + '\n').getBytes(StandardCharsets.UTF_8));
             sha.update(canonical);
             return new RequestFingerprint(sha.digest());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The path as the fingerprint compares it: ids are UUIDs, which name the same account in either case,
+     * the rest of an API path is lower case, and a trailing slash names the same resource.
+     */
+    static String resourcePath(String path) {
+        String lower = path.toLowerCase(Locale.ROOT);
+        return lower.length() > 1 && lower.endsWith("/") ? lower.substring(0, lower.length() - 1) : lower;
     }
 
     private static JsonNode withoutNullMembers(JsonNode body) {

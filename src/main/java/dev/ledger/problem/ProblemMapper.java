@@ -1,11 +1,10 @@
 package dev.ledger.problem;
 
-import dev.ledger.security.ApiKeyAuthenticationMechanism;
-import io.quarkus.security.AuthenticationFailedException;
+import dev.ledger.dependency.DependencyFailures;
+
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.Json;
-import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.NotAcceptableException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
@@ -29,16 +28,6 @@ public class ProblemMapper {
     @ServerExceptionMapper
     public Response problem(ProblemException e) {
         return respond(e.problem(), e.headers());
-    }
-
-    /**
-     * A malformed or unknown API key. Authentication is lazy, so Quarkus reports the failure here,
-     * from the HTTP permission check that runs before any resource or filter (replacing its own
-     * mapper, which answers with no body).
-     */
-    @ServerExceptionMapper
-    public Response unauthenticated(AuthenticationFailedException e, RoutingContext context) {
-        return respond(ApiKeyAuthenticationMechanism.refusal(context), ApiKeyAuthenticationMechanism.CHALLENGE_HEADERS);
     }
 
     @ServerExceptionMapper

@@ -32,6 +32,9 @@ public class ApiKeys {
     private static final Pattern CLIENT_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
 
+    /** The one client every request and command acts as while authentication is off ({@code ledger.auth.enabled=false}). */
+    public static final String DEFAULT_CLIENT = "default";
+
     /** A client id that no entry can name (parentheses are not allowed): the instance's own warm-up requests. */
     public static final String WARM_UP_CLIENT = "(warm-up)";
 

@@ -1,13 +1,16 @@
 package dev.ledger.transaction;
 
-import dev.ledger.http.JsonBody;
+import dev.ledger.input.JsonBody;
 import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemType;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import java.util.List;
 
 /** Body of {@code POST /accounts/{id}/transactions}. */
+// its components are read at run time (JsonBody.members), in a native executable too
+@RegisterForReflection
 @Schema(name = "PostTransactionRequest", additionalProperties = Schema.False.class)
 public record PostTransactionRequest(
         @Schema(required = true, example = "CREDIT") TransactionType type,
@@ -20,7 +23,7 @@ public record PostTransactionRequest(
 
     public static final long MAX_AMOUNT = 1_000_000_000_000_000L;
     public static final int MAX_REFERENCE = 255;
-    public static final List<String> MEMBERS = List.of("type", "amount", "sequence", "reference");
+    public static final List<String> MEMBERS = JsonBody.members(PostTransactionRequest.class);
 
     public static PostTransactionRequest from(JsonBody body) {
         String type = body.requiredString("type");

@@ -1,7 +1,6 @@
 package dev.ledger.transaction;
 
 import dev.ledger.http.IdempotentPosts;
-import dev.ledger.http.PathIds;
 import io.quarkus.vertx.web.Route;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.core.MediaType;
@@ -17,7 +16,6 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import java.util.UUID;
 
 import static dev.ledger.http.OpenApiText.*;
 
@@ -28,9 +26,6 @@ import static dev.ledger.http.OpenApiText.*;
 @Tag(name = "Transactions")
 @SecurityRequirement(name = API_KEY)
 public class TransactionPostRoute {
-    private static final IdempotentPosts.Body<PostTransactionRequest> BODY =
-            new IdempotentPosts.Body<>(PostTransactionRequest.MEMBERS, PostTransactionRequest::from);
-
     private final TransactionService service;
     private final IdempotentPosts posts;
 
@@ -54,8 +49,9 @@ public class TransactionPostRoute {
     @Parameter(name = KEY, in = ParameterIn.HEADER, required = true, description = KEY_TEXT, example = KEY_PLACEHOLDER,
             schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = KEY_MAX_ENCODED, pattern = KEY_PATTERN))
     void post(RoutingContext context) {
-        // An id that is not a UUID names no account: the outcome is a recorded 404 like any unknown id.
-        UUID accountId = PathIds.parse(context.pathParam("id")).orElse(null);
-        posts.handle(context, BODY, request -> record -> service.post(record, accountId, request));
+        posts.handle(context, PostTransactionRequest.MEMBERS, (body, client, key) -> {
+            Payment payment = Payment.overHttp(context.normalizedPath(), context.pathParam("id"), body);
+            return new IdempotentPosts.Post(payment.request(client, key), record -> service.post(record, payment));
+        });
     }
 }

@@ -8,32 +8,35 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.ledger.database.DatabaseGuard;
+import dev.ledger.dependency.Postgres;
 
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 
-/** Queries on ledger entries: Panache for reads, one call of {@code ledger_post_transaction} for a POST. */
+/**
+ * Queries on ledger entries: Panache for reads, one call of {@code ledger_post_transaction_checked} for a
+ * POST; each bounded by {@link Postgres}.
+ */
 @ApplicationScoped
 public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry, UUID> {
     private static final String POST =
-            "SELECT * FROM ledger_post_transaction($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+            "SELECT * FROM ledger_post_transaction_checked($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 
-    private final DatabaseGuard guard;
+    private final Postgres postgres;
 
-    public TransactionRepository(DatabaseGuard guard) {
-        this.guard = guard;
+    public TransactionRepository(Postgres postgres) {
+        this.postgres = postgres;
     }
 
     /** Up to {@code limit} entries with sequence above {@code after}, ascending. */
     public Uni<List<LedgerEntry>> page(UUID accountId, long after, int limit) {
-        return find("accountId = ?1 and sequence > ?2", Sort.by("sequence"), accountId, after)
-                .range(0, limit - 1).list();
+        return postgres.bounded(() -> find("accountId = ?1 and sequence > ?2", Sort.by("sequence"), accountId, after)
+                .range(0, limit - 1).list());
     }
 
     public Uni<LedgerEntry> findInAccount(UUID accountId, UUID id) {
-        return find("id = ?1 and accountId = ?2", id, accountId).firstResult();
+        return postgres.bounded(() -> find("id = ?1 and accountId = ?2", id, accountId).firstResult());
     }
 
     /**
@@ -47,7 +50,7 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
         Tuple args = Tuple.from(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()),
                 Buffer.buffer(record.fingerprint()), record.expiresAt(), accountId, entryId,
                 request.type().name(), request.amount(), request.sequence(), request.reference(), events));
-        return guard.query(POST, args)
+        return postgres.query(POST, args)
                 .map(rows -> rows.iterator().next());
     }
 }

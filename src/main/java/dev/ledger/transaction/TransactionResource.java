@@ -1,7 +1,7 @@
 package dev.ledger.transaction;
 
 import dev.ledger.http.Caller;
-import dev.ledger.http.PathIds;
+import dev.ledger.input.Uuids;
 import dev.ledger.http.QueryParams;
 import dev.ledger.account.AccountService;
 import io.smallrye.mutiny.Uni;
@@ -60,7 +60,7 @@ public class TransactionResource {
         MultiMap query = http.params(true);
         long afterValue = QueryParams.integer("after", query.getAll("after"), 0, 0, Long.MAX_VALUE);
         int limitValue = (int) QueryParams.integer("limit", query.getAll("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT);
-        return PathIds.parse(id)
+        return Uuids.parse(id)
                 .map(uuid -> service.list(uuid, caller.clientId(), afterValue, limitValue))
                 .orElseGet(() -> Uni.createFrom().failure(AccountService.notFound()));
     }
@@ -76,8 +76,8 @@ public class TransactionResource {
     @Parameter(name = "txId", in = ParameterIn.PATH, required = true, description = TRANSACTION_ID,
             schema = @Schema(type = SchemaType.STRING, format = "uuid"))
     public Uni<TransactionView> get(@RestPath String id, @RestPath String txId) {
-        return PathIds.parse(id)
-                .map(uuid -> service.find(uuid, caller.clientId(), PathIds.parse(txId).orElse(null)))
+        return Uuids.parse(id)
+                .map(uuid -> service.find(uuid, caller.clientId(), Uuids.parse(txId).orElse(null)))
                 .orElseGet(() -> Uni.createFrom().failure(AccountService.notFound()));
     }
 }

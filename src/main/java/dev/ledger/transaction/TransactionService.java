@@ -1,13 +1,11 @@
 package dev.ledger.transaction;
 
-import dev.ledger.database.DatabaseGuard;
 import dev.ledger.account.AccountRepository;
 import dev.ledger.account.AccountService;
-import dev.ledger.events.Outbox;
+import dev.ledger.outbox.Outbox;
 import dev.ledger.idempotency.DurableOutcome;
 import dev.ledger.idempotency.DurableRecord;
 import dev.ledger.idempotency.RecordedResponse;
-import dev.ledger.idempotency.RequestFingerprint;
 import dev.ledger.idempotency.ResponseRecorder;
 import dev.ledger.problem.Problem;
 import dev.ledger.problem.ProblemException;
@@ -30,32 +28,31 @@ public class TransactionService {
     private final TransactionRepository transactions;
     private final AccountRepository accounts;
     private final ResponseRecorder recorder;
-    private final DatabaseGuard guard;
     private final Outbox outbox;
 
     public TransactionService(TransactionRepository transactions, AccountRepository accounts, ResponseRecorder recorder,
-                              DatabaseGuard guard, Outbox outbox) {
+                              Outbox outbox) {
         this.transactions = transactions;
         this.accounts = accounts;
         this.recorder = recorder;
-        this.guard = guard;
         this.outbox = outbox;
     }
 
     /**
      * Posts in one transaction with its idempotency record and, when applied while events are on, its
-     * event. A null account id (not a UUID) is unknown.
+     * event. A payment that names no account (not a UUID) finds none.
      */
-    public Uni<DurableOutcome> post(DurableRecord record, UUID accountId, PostTransactionRequest request) {
-        return transactions.post(record, accountId, UUID.randomUUID(), request, outbox.enabled())
+    public Uni<DurableOutcome> post(DurableRecord record, Payment payment) {
+        PostTransactionRequest request = payment.fields();
+        return transactions.post(record, payment.accountId(), UUID.randomUUID(), request, outbox.enabled())
                 .invoke(row -> {
                     if (!row.getBoolean("replayed") && "APPLIED".equals(row.getString("outcome"))) {
                         outbox.written();
                     }
                 })
-                .map(row -> new DurableOutcome(row.getBoolean("replayed"),
-                        new RequestFingerprint(row.getBuffer("fingerprint").getBytes()),
-                        () -> render(row, request)));
+                .map(row -> row.getBoolean("same_request")
+                        ? DurableOutcome.answered(row.getBoolean("replayed"), render(row, request))
+                        : DurableOutcome.otherRequest());
     }
 
     /** The answer of an outcome row; for a replay the row holds the stored data, so the bytes are the original's. */
@@ -90,9 +87,9 @@ public class TransactionService {
 
     @WithSession
     public Uni<TransactionPage> list(UUID accountId, String owner, long after, int limit) {
-        return guard.bounded(() -> accounts.findOwned(accountId, owner)
-                        .onItem().ifNull().failWith(AccountService::notFound)
-                        .chain(account -> transactions.page(accountId, after, limit + 1)))
+        return accounts.findOwned(accountId, owner)
+                .onItem().ifNull().failWith(AccountService::notFound)
+                .chain(account -> transactions.page(accountId, after, limit + 1))
                 .map(entries -> {
                     boolean more = entries.size() > limit;
                     List<TransactionView> items = entries.stream().limit(limit).map(TransactionView::of).toList();
@@ -103,11 +100,11 @@ public class TransactionService {
 
     @WithSession
     public Uni<TransactionView> find(UUID accountId, String owner, UUID transactionId) {
-        return guard.bounded(() -> accounts.findOwned(accountId, owner)
-                        .onItem().ifNull().failWith(AccountService::notFound)
-                        .chain(account -> transactionId == null
-                                ? Uni.createFrom().<LedgerEntry>nullItem()
-                                : transactions.findInAccount(accountId, transactionId)))
+        return accounts.findOwned(accountId, owner)
+                .onItem().ifNull().failWith(AccountService::notFound)
+                .chain(account -> transactionId == null
+                        ? Uni.createFrom().<LedgerEntry>nullItem()
+                        : transactions.findInAccount(accountId, transactionId))
                 .onItem().ifNull().failWith(TransactionService::notFound)
                 .map(TransactionView::of);
     }

@@ -1,8 +1,9 @@
 package dev.ledger.cluster;
 
 import dev.ledger.ApiClient;
-import dev.ledger.idempotency.RedisNode;
-import dev.ledger.idempotency.RedisNodes;
+import dev.ledger.redis.RedisNode;
+import dev.ledger.dependency.Breakers;
+import dev.ledger.redis.RedisNodes;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -35,13 +36,16 @@ class RedisClusterFailoverTest {
     @Inject
     RedisNodes nodes;
 
+    @Inject
+    Breakers breakers;
+
     @TestHTTPResource("/")
     URL base;
 
     @BeforeEach
     void aWholeCluster() {
         RedisCluster.start();
-        nodes.breakers().forEach(CircuitBreaker::reset);
+        breakers.all().forEach(CircuitBreaker::reset);
     }
 
     private PaymentStorm storm(String name) throws Exception {

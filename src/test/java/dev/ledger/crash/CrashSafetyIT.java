@@ -269,7 +269,7 @@ class CrashSafetyIT {
         assertEquals(KILL_ROUNDS, crashes);
         assertEquals(0, doubleApplications, report);
         // PostgreSQL's restarts made taking a pooled connection fail: nothing completes a statement twice then
-        // (a Vert.x pool timer did, logged as "Result is already complete": DatabaseGuard says why no longer)
+        // (a Vert.x pool timer did, logged as "Result is already complete": Postgres says why no longer)
         assertFalse(app.output().contains("Result is already complete"), "a promise was completed twice: see crash-safety-it.log");
     }
 

@@ -3,7 +3,7 @@ package dev.ledger.failure;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import dev.ledger.idempotency.RedisScripts;
+import dev.ledger.dependency.Breakers;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,13 +30,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 @TestProfile(FailureLabProfile.FailClosed.class)
 class FailClosedTest {
     @Inject
-    RedisScripts scripts;
+    Breakers breakers;
 
     @BeforeEach
     @AfterEach
     void healthyDependencies() {
         FailureLab.healAll();
-        scripts.breaker().reset();
+        breakers.named("redis").orElseThrow().reset();
     }
 
     @Test
@@ -55,7 +55,7 @@ class FailClosedTest {
                 .body("checks.data.redis", hasItem("DOWN"));
 
         FailureLab.redisProxy().heal();
-        scripts.breaker().reset();
+        breakers.named("redis").orElseThrow().reset();
         Response accepted = postTransaction(account, key, transaction("CREDIT", 5, 2));
         assertEquals(201, accepted.statusCode(), accepted.asString());
         assertNull(accepted.header("Idempotent-Replayed"));

@@ -3,7 +3,7 @@ package dev.ledger.failure;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import dev.ledger.idempotency.RedisScripts;
+import dev.ledger.dependency.Breakers;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,13 +34,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestProfile(FailureLabProfile.class)
 class PostgresFailureTest {
     @Inject
-    RedisScripts scripts;
+    Breakers breakers;
 
     @BeforeEach
     @AfterEach
     void healthyDependencies() {
         FailureLab.healAll();
-        scripts.breaker().reset();
+        breakers.named("redis").orElseThrow().reset();
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                 .until(() -> given().when().get("/q/health/ready").statusCode() == 200);
     }

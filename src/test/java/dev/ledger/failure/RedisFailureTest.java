@@ -7,7 +7,7 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import dev.ledger.idempotency.RedisScripts;
+import dev.ledger.dependency.Breakers;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
@@ -46,7 +46,7 @@ class RedisFailureTest {
     static final long BOUND_MILLIS = 3_500;
 
     @Inject
-    RedisScripts scripts;
+    Breakers breakers;
 
     @Inject
     RedisDataSource redis;
@@ -60,7 +60,7 @@ class RedisFailureTest {
         FailureLab.healAll();
         // commands an earlier delay still holds back would land in this test's Redis
         await().atMost(Duration.ofSeconds(20)).until(() -> FailureLab.redisProxy().chunksHeldBack() == 0);
-        scripts.breaker().reset();
+        breakers.named("redis").orElseThrow().reset();
         // the lab's own Redis: keys left by earlier tests must not pass for this test's work
         redis.flushall();
     }
@@ -133,7 +133,7 @@ class RedisFailureTest {
             String probe = newKey();
             postTransaction(account, probe, transaction("CREDIT", 1, ++sequence[0]));
             // a probe went through Redis and the breaker closed behind it
-            return redisKeys() > 0 && scripts.breaker().getState() == CircuitBreaker.State.CLOSED;
+            return redisKeys() > 0 && breakers.named("redis").orElseThrow().getState() == CircuitBreaker.State.CLOSED;
         });
         Response first = postTransaction(account, key, transaction("CREDIT", 5, 1_000));
         assertEquals(201, first.statusCode());
@@ -182,7 +182,7 @@ class RedisFailureTest {
         Response first = openTheBreakerWhileThePostWaitsInPostgres(account, key, body, false);
         assertEquals(201, first.statusCode(), first.asString());
 
-        scripts.breaker().reset();
+        breakers.named("redis").orElseThrow().reset();
         assertTheRetryReplays(account, key, body, first);
     }
 
@@ -194,7 +194,7 @@ class RedisFailureTest {
         Response failed = openTheBreakerWhileThePostWaitsInPostgres(account, key, body, true);
         assertEquals(503, failed.statusCode(), failed.asString());
 
-        scripts.breaker().reset();
+        breakers.named("redis").orElseThrow().reset();
         Response retry = postTransaction(account, key, body);
         printCounts("released", failed, retry, account);
         assertEquals(201, retry.statusCode(), "the key was given back, so the retry executes: " + retry.asString());
@@ -213,14 +213,14 @@ class RedisFailureTest {
         CompletableFuture<Response> original = CompletableFuture.supplyAsync(() -> postTransaction(account, key, body));
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
                 .until(() -> FailureLab.redisProxy().chunksFromClients() > mark);
-        scripts.breaker().transitionToForcedOpenState();
+        breakers.named("redis").orElseThrow().transitionToForcedOpenState();
         Response first = original.get(30, TimeUnit.SECONDS);
         assertEquals(201, first.statusCode(), first.asString()); // through Postgres alone
 
         FailureLab.redisProxy().heal();
         // the late reserve and whatever followed it have reached Redis
         await().atMost(Duration.ofSeconds(20)).until(() -> FailureLab.redisProxy().chunksHeldBack() == 0);
-        scripts.breaker().reset();
+        breakers.named("redis").orElseThrow().reset();
         assertTheRetryReplays(account, key, body, first);
     }
 
@@ -235,7 +235,7 @@ class RedisFailureTest {
         try (AccountLock lock = AccountLock.hold(account)) {
             original = CompletableFuture.supplyAsync(() -> postTransaction(account, key, body));
             await().atMost(Duration.ofSeconds(10)).until(() -> lock.waiters() == 1);
-            scripts.breaker().transitionToForcedOpenState();
+            breakers.named("redis").orElseThrow().transitionToForcedOpenState();
             if (cancel) {
                 assertEquals(1, lock.cancelWaiters(), "the original's statement, cancelled in Postgres");
             }

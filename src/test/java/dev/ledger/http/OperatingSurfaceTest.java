@@ -1,5 +1,6 @@
 package dev.ledger.http;
 
+import dev.ledger.ApiClient;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.LedgerApi;

@@ -1,6 +1,6 @@
 package dev.ledger.idempotency;
 
-import dev.ledger.database.BatchedDelete;
+import dev.ledger.dependency.BatchedDelete;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;

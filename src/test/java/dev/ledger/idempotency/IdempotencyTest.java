@@ -1,5 +1,6 @@
 package dev.ledger.idempotency;
 
+import dev.ledger.redis.RedisIdempotencyStore;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.ApiClient;
 import io.quarkus.redis.datasource.RedisDataSource;
@@ -129,9 +130,9 @@ class IdempotencyTest {
         // Hold the key as an in-flight request would, through the same scope and fingerprint.
         IdempotentRequest inFlight = IdempotentRequest.of(ApiClient.DEV.id(), new IdempotencyKey(key), "POST",
                 "/accounts", new ObjectMapper().readTree(body));
-        redis.hash(String.class).hset(inFlight.redisKey(),
+        redis.hash(String.class).hset(RedisIdempotencyStore.key(inFlight),
                 Map.of("state", "PROCESSING", "fp", inFlight.fingerprint().hex(), "owner", "someone-else"));
-        redis.key().pexpire(inFlight.redisKey(), 20_000);
+        redis.key().pexpire(RedisIdempotencyStore.key(inFlight), 20_000);
 
         Response duplicate = post("/accounts", key, body);
         assertEquals(409, duplicate.statusCode());
@@ -143,7 +144,7 @@ class IdempotencyTest {
         assertEquals(422, otherRequest.statusCode());
 
         // Not recorded: once the holder lets go (crash, release), the key executes afresh.
-        redis.key().del(inFlight.redisKey());
+        redis.key().del(RedisIdempotencyStore.key(inFlight));
         Response afterwards = post("/accounts", key, body);
         assertEquals(201, afterwards.statusCode());
         assertNull(afterwards.header("Idempotent-Replayed"));

@@ -42,6 +42,16 @@ class RequestFingerprintTest {
     }
 
     @Test
+    void comparesThePathAsTheResourceItNames() throws Exception {
+        String body = "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":1}";
+        String id = "3f0c8a1e-5b7d-4c2a-9e1f-0a1b2c3d4e5f";
+        RequestFingerprint lower = of("POST", "/accounts/" + id + "/transactions", body);
+        assertEquals(lower, of("POST", "/accounts/" + id.toUpperCase() + "/transactions", body));
+        assertEquals(lower, of("POST", "/accounts/" + id + "/transactions/", body));
+        assertNotEquals(lower, of("POST", "/accounts/" + id + "/transactions/x", body));
+    }
+
+    @Test
     void roundTripsThroughHex() throws Exception {
         RequestFingerprint fp = of("POST", "/accounts", "{}");
         assertEquals(64, fp.hex().length());

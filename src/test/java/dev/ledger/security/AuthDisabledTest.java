@@ -1,6 +1,5 @@
 package dev.ledger.security;
 
-import dev.ledger.http.Caller;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -54,7 +53,7 @@ class AuthDisabledTest {
             owner.setObject(1, UUID.fromString(account));
             try (ResultSet row = owner.executeQuery()) {
                 assertTrue(row.next());
-                assertEquals(Caller.DEFAULT_CLIENT, row.getString(1));
+                assertEquals(ApiKeys.DEFAULT_CLIENT, row.getString(1));
             }
         }
     }

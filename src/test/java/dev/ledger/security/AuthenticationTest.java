@@ -1,5 +1,6 @@
 package dev.ledger.security;
 
+import dev.ledger.redis.RedisIdempotencyStore;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.ApiClient;
 import dev.ledger.idempotency.IdempotencyKey;
@@ -206,7 +207,7 @@ class AuthenticationTest {
         for (ApiClient client : List.of(DEV, OTHER)) {
             IdempotentRequest scoped = IdempotentRequest.of(client.id(), new IdempotencyKey(key), "POST", "/accounts",
                     new ObjectMapper().readTree(body));
-            assertEquals(0, redis.key().exists(scoped.redisKey()) ? 1 : 0, "a refused request reserved the key for " + client);
+            assertEquals(0, redis.key().exists(RedisIdempotencyStore.key(scoped)) ? 1 : 0, "a refused request reserved the key for " + client);
         }
         Response first = DEV.openAccount(key, "NOK");
         assertEquals(201, first.statusCode(), first.asString());

@@ -1,5 +1,6 @@
 package dev.ledger.security;
 
+import dev.ledger.redis.RedisIdempotencyStore;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.ApiClient;
 import dev.ledger.idempotency.IdempotencyKey;
@@ -101,10 +102,10 @@ class CrossTenantTest {
     /** Holds a key as an in-flight request of {@code client} would, through the same scope and fingerprint. */
     private String holdInFlight(ApiClient client, String key, String path, String body) throws Exception {
         IdempotentRequest inFlight = IdempotentRequest.of(client.id(), new IdempotencyKey(key), "POST", path, JSON.readTree(body));
-        redis.hash(String.class).hset(inFlight.redisKey(),
+        redis.hash(String.class).hset(RedisIdempotencyStore.key(inFlight),
                 Map.of("state", "PROCESSING", "fp", inFlight.fingerprint().hex(), "owner", "someone-else"));
-        redis.key().pexpire(inFlight.redisKey(), 20_000);
-        return inFlight.redisKey();
+        redis.key().pexpire(RedisIdempotencyStore.key(inFlight), 20_000);
+        return RedisIdempotencyStore.key(inFlight);
     }
 
     @ParameterizedTest

@@ -1,0 +1,109 @@
+package dev.ledger.commands.rabbitmq;
+
+import dev.ledger.idempotency.Outcome;
+import dev.ledger.idempotency.RecordedResponse;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
+import io.smallrye.reactive.messaging.rabbitmq.OutgoingRabbitMQMetadata;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.eclipse.microprofile.reactive.messaging.Metadata;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything the command door sends to the broker, each publish confirmed by the broker before
+ * the returned {@code Uni} completes (publisher confirms on every channel): outcome messages to
+ * {@code ledger.outcomes} and the command's {@code reply_to}, and dead-lettered commands.
+ */
+@ApplicationScoped
+public class OutcomePublisher {
+    static final String STATUS = "ledger-status";
+    static final String KEY = "idempotency-key";
+    static final String REPLAYED = "idempotent-replayed";
+    static final String PROBLEM = "x-ledger-problem";
+    /** The dead-lettered copy cannot carry user_id: the broker checks it against this service's user. */
+    static final String SENDER = "x-ledger-user-id";
+
+    private final MutinyEmitter<byte[]> outcomes;
+    private final MutinyEmitter<byte[]> replies;
+    private final MutinyEmitter<byte[]> deadLetters;
+
+    public OutcomePublisher(@Channel("outcomes") MutinyEmitter<byte[]> outcomes,
+                            @Channel("replies") MutinyEmitter<byte[]> replies,
+                            @Channel("dead-letters") MutinyEmitter<byte[]> deadLetters) {
+        this.outcomes = outcomes;
+        this.replies = replies;
+        this.deadLetters = deadLetters;
+    }
+
+    /**
+     * The outcome as a message: exactly the body the HTTP API answers, with the command's
+     * {@code correlation_id}; to {@code ledger.outcomes} as {@code transactions.<status>}, and to
+     * {@code reply_to} when the command named a queue.
+     */
+    Uni<Void> publish(String key, String correlationId, Optional<String> replyTo, Outcome outcome) {
+        boolean replayed = outcome instanceof Outcome.Recorded recorded && recorded.replayed();
+        return send(key, correlationId, replyTo, outcome.response(), replayed, true);
+    }
+
+    /** A refusal of a command that could not be read, to its {@code reply_to} only. */
+    Uni<Void> reply(String key, String correlationId, Optional<String> replyTo, RecordedResponse refusal) {
+        return send(key, correlationId, replyTo, refusal, false, false);
+    }
+
+    private Uni<Void> send(String key, String correlationId, Optional<String> replyTo, RecordedResponse response,
+                           boolean replayed, boolean toOutcomes) {
+        Map<String, Object> headers = new HashMap<>();
+        headers.put(STATUS, response.status());
+        if (key != null) {
+            headers.put(KEY, key);
+        }
+        if (replayed) {
+            headers.put(REPLAYED, true);
+        }
+        Uni<Void> toExchange = toOutcomes
+                ? outcomes.sendMessage(message(response, correlationId, headers, "transactions." + response.status()))
+                : Uni.createFrom().voidItem();
+        Uni<Void> toReplyQueue = replyTo
+                .map(queue -> replies.sendMessage(message(response, correlationId, headers, queue)))
+                .orElse(Uni.createFrom().voidItem());
+        return Uni.combine().all().unis(toExchange, toReplyQueue).discardItems();
+    }
+
+    private static Message<byte[]> message(RecordedResponse response, String correlationId, Map<String, Object> headers,
+                                           String routingKey) {
+        OutgoingRabbitMQMetadata.Builder metadata = new OutgoingRabbitMQMetadata.Builder()
+                .withRoutingKey(routingKey)
+                .withContentType(response.contentType())
+                .withDeliveryMode(2)
+                .withHeaders(headers);
+        if (correlationId != null) {
+            metadata.withCorrelationId(correlationId);
+        }
+        return Message.of(response.body(), Metadata.of(metadata.build()));
+    }
+
+    /**
+     * The command as it arrived (body, properties, headers), to the dead-letter exchange under its
+     * routing key, with the reason as {@code x-ledger-problem}.
+     */
+    Uni<Void> deadLetter(IncomingRabbitMQMetadata command, byte[] body, String problemSlug) {
+        Map<String, Object> headers = new HashMap<>(command.getHeaders());
+        headers.put(PROBLEM, problemSlug);
+        command.getUserId().ifPresent(user -> headers.put(SENDER, user));
+        OutgoingRabbitMQMetadata.Builder metadata = new OutgoingRabbitMQMetadata.Builder()
+                .withRoutingKey(command.getRoutingKey())
+                .withDeliveryMode(2)
+                .withHeaders(headers);
+        command.getContentType().ifPresent(metadata::withContentType);
+        command.getMessageId().ifPresent(metadata::withMessageId);
+        command.getCorrelationId().ifPresent(metadata::withCorrelationId);
+        command.getReplyTo().ifPresent(metadata::withReplyTo);
+        return deadLetters.sendMessage(Message.of(body == null ? new byte[0] : body, Metadata.of(metadata.build())));
+    }
+}

@@ -1,0 +1,49 @@
+package dev.ledger.dependency;
+
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import org.jboss.logging.Logger;
+
+import java.util.function.Supplier;
+
+/**
+ * Deletes in bounded batches: each batch is one short DELETE of at most {@code batchSize} rows, and a
+ * run stops when a batch comes back short or after {@code maxBatches}, so that a purge never holds many
+ * locks or a long transaction; what is left waits for the next run.
+ */
+public final class BatchedDelete {
+    private BatchedDelete() {
+    }
+
+    /** What one run did. */
+    public record Result(long rows, int batches) {
+    }
+
+    /** Runs {@code batch} (answering the rows it deleted) until one deletes fewer than {@code batchSize}, at most {@code maxBatches} times. */
+    public static Uni<Result> run(Supplier<Uni<Integer>> batch, int batchSize, int maxBatches) {
+        return Multi.createBy().repeating()
+                .<Integer>uni(batch::get)
+                .whilst(deleted -> deleted == batchSize)
+                .select().first(maxBatches)
+                .collect().in(() -> new long[2], (acc, deleted) -> {
+                    acc[0] += deleted;
+                    acc[1]++;
+                })
+                .map(acc -> new Result(acc[0], (int) acc[1]));
+    }
+
+    /** A scheduled run of {@code purge}: logs what it removed, and a failure instead of failing (the next run tries again). */
+    public static Uni<Void> logged(Uni<Result> purge, Logger log, String what) {
+        return purge
+                .invoke(result -> {
+                    if (result.rows() > 0) {
+                        log.infof("Purged %d %s in %d batches", result.rows(), what, result.batches());
+                    }
+                })
+                .onFailure().recoverWithItem(failure -> {
+                    log.warnf("Purge of %s failed (%s); next run retries", what, failure.toString());
+                    return new Result(0, 0);
+                })
+                .replaceWithVoid();
+    }
+}

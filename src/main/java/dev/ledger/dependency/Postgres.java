@@ -1,0 +1,51 @@
+package dev.ledger.dependency;
+
+import dev.ledger.config.LedgerConfig;
+import dev.ledger.dependency.Deadline;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * Bounds every Postgres call by {@code ledger.database.timeout} ({@link Deadline}, timed on the
+ * caller's event loop). No retry: a write that timed out may still commit, and the idempotency
+ * layer then finds its record on the retry.
+ */
+@ApplicationScoped
+public class Postgres {
+    private final Pool pool;
+    private final Duration timeout;
+
+    @Inject
+    public Postgres(Pool pool, LedgerConfig config) {
+        this(pool, config.database().timeout());
+    }
+
+    public Postgres(Pool pool, Duration timeout) {
+        this.pool = pool;
+        this.timeout = timeout;
+    }
+
+    /** The call, failing with a TimeoutException when it takes longer than the bound. */
+    public <T> Uni<T> bounded(Supplier<Uni<T>> call) {
+        return Deadline.within(timeout, "Postgres", call);
+    }
+
+    /**
+     * One prepared statement on a pooled connection, bounded. Through {@code withConnection}, not the
+     * pool's own {@code preparedQuery}: in Vert.x 4.5 the latter leaves its connection-timeout timer
+     * running when taking a connection fails (PostgreSQL down), and the timer then fails the finished
+     * query a second time, which Vert.x logs as {@code IllegalStateException: Result is already
+     * complete} (eclipse-vertx/vertx-sql-client#1706).
+     */
+    public Uni<RowSet<Row>> query(String sql, Tuple args) {
+        return bounded(() -> pool.withConnection(connection -> connection.preparedQuery(sql).execute(args)));
+    }
+}

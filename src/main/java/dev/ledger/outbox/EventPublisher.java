@@ -1,0 +1,18 @@
+package dev.ledger.outbox;
+
+import io.smallrye.mutiny.Uni;
+
+import java.util.List;
+
+/**
+ * Where the relay hands events to a broker. The outbox knows nothing else of a broker: another one
+ * is another implementation.
+ *
+ * <p>{@link #publish} sends the events in the order given and completes once the broker has
+ * confirmed every one (it holds them durably). It keeps nothing to send later: on failure it fails
+ * with an {@link EventPublishException} saying how many leading events were confirmed, and the relay
+ * publishes the others again in a later round, with the same ids.
+ */
+public interface EventPublisher {
+    Uni<Void> publish(List<OutgoingEvent> events);
+}

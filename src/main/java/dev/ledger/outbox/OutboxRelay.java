@@ -1,0 +1,259 @@
+package dev.ledger.outbox;
+
+import dev.ledger.idempotency.Outcome;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.config.LedgerConfig;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Publishes the outbox: every instance runs one while events are switched on. A round is one
+ * PostgreSQL transaction: {@linkplain OutboxRepository#claim claim} a batch (several relays share the
+ * work without taking the same events, and each account's events stay in order), publish it through
+ * the {@link EventPublisher} (which completes on the broker's confirms), mark it published, commit.
+ * At least once: a relay that dies between the confirm and the commit leaves the batch unpublished,
+ * and it is published again, with the same event ids.
+ *
+ * <p>When it runs: this instance's request path wakes it after each change that wrote an event
+ * ({@link Outbox#written}), rounds follow each other while they find full batches or were woken
+ * meanwhile, and a poll every {@code poll-interval} finds events nobody woke it for (written by an
+ * instance that died or cannot reach the broker). After a failure (broker or PostgreSQL down) it
+ * waits, doubling from 100 ms up to the poll interval, and logs once per outage.
+ */
+@ApplicationScoped
+public class OutboxRelay {
+    private static final Logger LOG = Logger.getLogger(OutboxRelay.class);
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
+
+    private final boolean enabled;
+    private final LedgerConfig.Events.Relay settings;
+    private final OutboxRepository outbox;
+    private final EventPublisher publisher;
+    private final Pool pool;
+    private final ObjectMapper mapper;
+    private final Vertx vertx;
+
+    private final AtomicBoolean running = new AtomicBoolean();
+    /** Woken since the current round claimed: there may be events it did not see. */
+    private final AtomicBoolean woken = new AtomicBoolean();
+    /**
+     * Events the broker confirmed whose mark did not commit (PostgreSQL failed in between): marked, not
+     * published again, when this relay claims them next. Another relay would publish them again.
+     */
+    private final Set<Long> confirmedUnmarked = ConcurrentHashMap.newKeySet();
+    private final LongAdder published = new LongAdder();
+    private final LongAdder rounds = new LongAdder();
+    private final LongAdder failedRounds = new LongAdder();
+    private volatile OffsetDateTime oldestUnpublished;
+    private volatile boolean backingOff;
+    private volatile boolean stopped;
+    private Context context;
+    private Executor onContext;
+    private long poll = -1;
+    private int failures;
+
+    public OutboxRelay(LedgerConfig config, OutboxRepository outbox, EventPublisher publisher, Pool pool,
+                       ObjectMapper mapper, Vertx vertx) {
+        this.enabled = config.events().rabbitmq().enabled();
+        this.settings = config.events().relay();
+        this.outbox = outbox;
+        this.publisher = publisher;
+        this.pool = pool;
+        this.mapper = mapper;
+        this.vertx = vertx;
+    }
+
+    void start(@Observes StartupEvent started) {
+        if (!enabled) {
+            return;
+        }
+        context = vertx.getOrCreateContext();
+        onContext = task -> context.runOnContext(ignored -> task.run());
+        context.runOnContext(ignored -> poll = vertx.setPeriodic(settings.pollInterval().toMillis(), id -> {
+            refreshOldest();
+            wake();
+        }));
+        LOG.infof("Events relay started: batches of up to %d, polling every %d ms", settings.batchSize(),
+                settings.pollInterval().toMillis());
+        wake();
+    }
+
+    void stop(@Observes ShutdownEvent shutdown) {
+        stopped = true;
+        if (context != null) {
+            context.runOnContext(ignored -> vertx.cancelTimer(poll));
+        }
+    }
+
+    /** Asks for a round soon: now if none runs, else right after the running one. Cheap enough for every request. */
+    public void wake() {
+        woken.set(true);
+        if (!stopped && !backingOff && context != null && running.compareAndSet(false, true)) {
+            onContext.execute(this::round);
+        }
+    }
+
+    private void round() {
+        woken.set(false);
+        relayOnce().emitOn(onContext).subscribe().with(count -> {
+            if (failures > 0) {
+                LOG.infof("Events relay: publishing again after %d failed rounds", failures);
+                failures = 0;
+            }
+            if (!stopped && (count >= settings.batchSize() || woken.get())) {
+                round();
+                return;
+            }
+            running.set(false);
+            if (woken.get()) {
+                wake(); // woken between the check above and running's reset
+            }
+        }, this::failed);
+    }
+
+    private void failed(Throwable failure) {
+        failedRounds.increment();
+        if (failures++ == 0) {
+            LOG.warnf("Events relay: a round failed (%s); events wait in PostgreSQL, retrying", describe(failure));
+        } else {
+            LOG.debugf("Events relay: round failed again (%s)", describe(failure));
+        }
+        long delay = Math.min(settings.pollInterval().toMillis(), FIRST_BACKOFF.toMillis() << Math.min(failures - 1, 20));
+        backingOff = true;
+        running.set(false);
+        vertx.setTimer(delay, id -> {
+            backingOff = false;
+            wake();
+        });
+    }
+
+    private static String describe(Throwable failure) {
+        return failure.getClass().getSimpleName() + ": " + failure.getMessage();
+    }
+
+    /** One claim, publish and mark, in one transaction; answers how many events it claimed, or fails. */
+    private Uni<Integer> relayOnce() {
+        List<Long> confirmed = new ArrayList<>();
+        return pool.withTransaction(connection -> outbox.claim(connection, settings.batchSize())
+                        .chain(events -> publishAndMark(connection, events, confirmed)))
+                .onFailure().invoke(failure -> {
+                    if (confirmedUnmarked.size() > OutboxRepository.WINDOW_PER_EVENT * settings.batchSize()) {
+                        confirmedUnmarked.clear(); // stale (another relay marked them): forgetting costs a duplicate at most
+                    }
+                    confirmedUnmarked.addAll(confirmed);
+                })
+                .chain(outcome -> {
+                    confirmedUnmarked.removeAll(confirmed);
+                    published.add(outcome.published());
+                    if (outcome.claimed() > 0) {
+                        rounds.increment();
+                    }
+                    return outcome.failure() == null
+                            ? Uni.createFrom().item(outcome.claimed())
+                            : Uni.createFrom().failure(outcome.failure());
+                });
+    }
+
+    /** What a round did: events claimed, events the broker confirmed, and why it stopped short, if it did. */
+    private record Outcome(int claimed, int published, Throwable failure) {
+    }
+
+    /**
+     * Publishes the claimed events (those confirmed in an earlier round only need their mark) and marks
+     * what the broker confirmed: all of them, or on failure the confirmed ones at the front, so that the
+     * rest are published again in order. {@code confirmed} collects the positions to mark.
+     */
+    private Uni<Outcome> publishAndMark(SqlConnection connection, List<OutboxRepository.PendingEvent> events,
+                                        List<Long> confirmed) {
+        if (events.isEmpty()) {
+            return Uni.createFrom().item(new Outcome(0, 0, null));
+        }
+        List<OutboxRepository.PendingEvent> fresh = new ArrayList<>(events.size());
+        for (OutboxRepository.PendingEvent event : events) {
+            if (confirmedUnmarked.contains(event.position())) {
+                confirmed.add(event.position());
+            } else {
+                fresh.add(event);
+            }
+        }
+        List<OutgoingEvent> outgoing = fresh.stream().map(this::outgoing).toList();
+        return publisher.publish(outgoing)
+                .onItem().transform(ignored -> new Outcome(events.size(), fresh.size(), null))
+                .onFailure(EventPublishException.class).recoverWithItem(failure ->
+                        new Outcome(events.size(), ((EventPublishException) failure).confirmed(), failure))
+                .invoke(outcome -> fresh.subList(0, outcome.published()).forEach(event -> confirmed.add(event.position())))
+                .call(outcome -> confirmed.isEmpty()
+                        ? Uni.createFrom().voidItem()
+                        : outbox.markPublished(connection, confirmed));
+    }
+
+    private OutgoingEvent outgoing(OutboxRepository.PendingEvent event) {
+        try {
+            return new OutgoingEvent(event.envelope().eventId(), event.envelope().type(),
+                    mapper.writeValueAsBytes(event.envelope()));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("Cannot render event " + event.envelope().eventId(), e);
+        }
+    }
+
+    private void refreshOldest() {
+        outbox.oldestUnpublished().subscribe().with(oldest -> oldestUnpublished = oldest,
+                failure -> LOG.debugf("Events relay: cannot read the oldest unpublished event (%s)", describe(failure)));
+    }
+
+    /** Seconds since the oldest unpublished event was written, as of the last poll; 0 when none is waiting. */
+    double oldestUnpublishedAgeSeconds() {
+        OffsetDateTime oldest = oldestUnpublished;
+        return oldest == null ? 0 : Math.max(0, (System.currentTimeMillis() - oldest.toInstant().toEpochMilli()) / 1000.0);
+    }
+
+    /**
+     * In /q/metrics: {@code ledger_events_oldest_unpublished_age_seconds} (the backlog's age, for alerts),
+     * {@code ledger_events_published_total} (its rate is the publish rate) and
+     * {@code ledger_events_relay_rounds_total} (rounds that claimed events: published over rounds is the mean
+     * batch) and {@code ledger_events_relay_failures_total} (rounds that failed: broker or PostgreSQL down).
+     */
+    @Produces
+    @Singleton
+    MeterBinder relayMetrics() {
+        return registry -> {
+            Gauge.builder("ledger.events.oldest.unpublished.age", this, OutboxRelay::oldestUnpublishedAgeSeconds)
+                    .baseUnit("seconds")
+                    .description("Age of the oldest event not yet published, read at every poll of the relay; 0 when none waits")
+                    .register(registry);
+            FunctionCounter.builder("ledger.events.published", published, LongAdder::sum)
+                    .description("Events this instance's relay published and the broker confirmed")
+                    .register(registry);
+            FunctionCounter.builder("ledger.events.relay.rounds", rounds, LongAdder::sum)
+                    .description("Relay rounds that claimed events; published over rounds is the mean batch")
+                    .register(registry);
+            FunctionCounter.builder("ledger.events.relay.failures", failedRounds, LongAdder::sum)
+                    .description("Relay rounds that failed (broker or PostgreSQL unavailable); their events are published later")
+                    .register(registry);
+        };
+    }
+}

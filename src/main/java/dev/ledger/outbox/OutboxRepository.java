@@ -1,0 +1,85 @@
+package dev.ledger.outbox;
+
+import dev.ledger.dependency.Postgres;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/** The outbox's queries: claiming unpublished events with what their bodies are rendered from, marking, the backlog's age, the purge. */
+@ApplicationScoped
+public class OutboxRepository {
+    /** Claims a batch keeping each account's order with several relays at work: see {@code ledger_claim_events} in V2__outbox.sql. */
+    static final String CLAIM = "SELECT * FROM ledger_claim_events($1, $2)";
+    static final String MARK = "UPDATE outbox_events SET published_at = now() WHERE position = ANY ($1)";
+    static final String OLDEST = """
+            SELECT created_at FROM outbox_events WHERE published_at IS NULL ORDER BY position LIMIT 1""";
+    /** The longest published first (outbox_events_published_idx); an unpublished event is never taken. */
+    static final String PURGE_BATCH = """
+            DELETE FROM outbox_events WHERE position = ANY (ARRAY (
+                SELECT position FROM outbox_events WHERE published_at < now() - make_interval(secs => $2)
+                ORDER BY published_at LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+    /** How many of the oldest unpublished events a claim looks at for heads, per event it may claim. */
+    static final int WINDOW_PER_EVENT = 4;
+
+    private final Postgres postgres;
+    private final Map<String, EventData> data;
+
+    public OutboxRepository(Postgres postgres, Instance<EventData> data) {
+        this.postgres = postgres;
+        this.data = data.stream().collect(Collectors.toUnmodifiableMap(EventData::type, Function.identity()));
+    }
+
+    /** An unpublished event and its body, claimed in the transaction of {@code connection}. */
+    public record PendingEvent(long position, EventEnvelope envelope) {
+    }
+
+    /** Up to {@code batchSize} events, in order per account, locked by this transaction until it ends. */
+    public Uni<List<PendingEvent>> claim(SqlConnection connection, int batchSize) {
+        return postgres.bounded(() -> connection.preparedQuery(CLAIM).execute(Tuple.of(batchSize, batchSize * WINDOW_PER_EVENT)))
+                .map(rows -> {
+                    List<PendingEvent> events = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        events.add(new PendingEvent(row.getLong("position"), envelope(row)));
+                    }
+                    return events;
+                });
+    }
+
+    private EventEnvelope envelope(Row row) {
+        String type = row.getString("event_type");
+        EventData renderer = data.get(type);
+        if (renderer == null) {
+            throw new IllegalStateException("Unknown event type " + type);
+        }
+        return new EventEnvelope(row.getUUID("event_id"), type, row.getOffsetDateTime("occurred_at").toInstant(),
+                row.getString("owner"), row.getUUID("account_id"), renderer.render(row));
+    }
+
+    public Uni<Void> markPublished(SqlConnection connection, List<Long> positions) {
+        return postgres.bounded(() -> connection.preparedQuery(MARK).execute(Tuple.of(positions.toArray(Long[]::new))))
+                .replaceWithVoid();
+    }
+
+    /** When the oldest unpublished event was written, or null when every event is published. */
+    public Uni<OffsetDateTime> oldestUnpublished() {
+        return postgres.query(OLDEST, Tuple.tuple())
+                .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getOffsetDateTime("created_at"));
+    }
+
+    /** Deletes up to {@code batchSize} events published longer than {@code retention} ago; answers how many. */
+    public Uni<Integer> purgeBatch(int batchSize, Duration retention) {
+        return postgres.query(PURGE_BATCH, Tuple.of(batchSize, retention.toMillis() / 1000.0))
+                .map(rows -> rows.rowCount());
+    }
+}

@@ -1,0 +1,50 @@
+package dev.ledger.redis;
+
+import dev.ledger.config.LedgerConfig;
+import io.smallrye.health.api.AsyncHealthCheck;
+import io.smallrye.mutiny.Uni;
+import dev.ledger.redis.RedisNodes;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
+import org.eclipse.microprofile.health.Readiness;
+
+import java.time.Duration;
+
+/**
+ * Readiness means "can serve". Without Redis the service still serves POSTs through Postgres
+ * alone, so a Redis outage leaves it UP (Redis shown DOWN in the data) unless it is set to fail
+ * closed, where it cannot serve POSTs and reports DOWN. Replaces Quarkus' own Redis check,
+ * which would take the service out of rotation for an outage it survives. It pings through the
+ * same clients as the idempotency store ({@link RedisNodes}): in a Redis Cluster every primary, each
+ * shown in the data; Redis is UP while all of them answer, and a cluster fails closed (DOWN) only when
+ * none does, since every other primary's keys can still be served.
+ */
+@Readiness
+@ApplicationScoped
+public class RedisReadinessCheck implements AsyncHealthCheck {
+    private final RedisNodes redis;
+    private final LedgerConfig config;
+
+    public RedisReadinessCheck(RedisNodes redis, LedgerConfig config) {
+        this.redis = redis;
+        this.config = config;
+    }
+
+    @Override
+    public Uni<HealthCheckResponse> call() {
+        String mode = config.redis().failClosed() ? "fail-closed" : "degrade-to-postgres";
+        return redis.ping(Duration.ofMillis(500)).map(nodes -> {
+            boolean up = !nodes.containsValue(false);
+            // failing closed, an instance still serves the keys of the primaries that answer
+            boolean serves = !config.redis().failClosed() || nodes.containsValue(true);
+            HealthCheckResponseBuilder check = HealthCheckResponse.named("Redis (idempotency fast path)")
+                    .status(serves)
+                    .withData("redis", up ? "UP" : "DOWN").withData("mode", mode);
+            if (redis.cluster()) {
+                nodes.forEach((node, answered) -> check.withData(node, answered ? "UP" : "DOWN"));
+            }
+            return check.build();
+        });
+    }
+}

@@ -1,0 +1,23 @@
+package dev.ledger.outbox;
+
+import io.quarkus.test.junit.QuarkusTestProfile;
+
+import java.util.Map;
+
+/**
+ * Events switched on, published to the shared broker in the tests' virtual host. The relay polls only
+ * once an hour: whatever the tests see published within seconds, the request path's wake-up published.
+ */
+public class EventsProfile implements QuarkusTestProfile {
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        return Map.of(
+                "ledger.events.rabbitmq.enabled", "true",
+                "rabbitmq-host", "127.0.0.1",
+                "rabbitmq-port", Integer.toString(EventTap.SHARED_PORT),
+                "rabbitmq-virtual-host", EventTap.SHARED_VHOST,
+                "ledger.events.relay.poll-interval", "1h",
+                // each test's tap binds a queue of its own; none piles up in a queue of the service's on the shared broker
+                "ledger.events.rabbitmq.queue", "");
+    }
+}
