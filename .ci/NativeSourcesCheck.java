@@ -30,9 +30,9 @@ public class NativeSourcesCheck {
             "dev.ledger.transaction.TransactionView",
             "dev.ledger.transaction.TransactionPage",
             "dev.ledger.problem.Problem",
-            "dev.ledger.events.EventEnvelope");
+            "dev.ledger.outbox.EventEnvelope");
     static final List<String> RUNTIME_INITIALISED = List.of(
-            "dev.ledger.http.JsonBody",
+            "dev.ledger.input.JsonBody",
             "dev.ledger.idempotency.RequestFingerprint");
 
     public static void main(String[] args) throws IOException {

@@ -165,7 +165,7 @@ public interface LedgerConfig {
     interface Database {
         /**
          * Longest a Postgres call may take; past it the request answers 503 and the key is released.
-         * Together with the Redis timeouts it keeps a POST under about 2 s.
+         * With the Redis timeouts (a reserve and a complete), it bounds how long a POST can take.
          */
         @WithDefault("1200ms")
         Duration timeout();

@@ -11,10 +11,9 @@ import java.util.function.Supplier;
 
 /**
  * Bounds a call to Redis or Postgres: Mutiny's {@code ifNoItem().after(...)}, timed on the
- * caller's own Vert.x event loop. The SmallRye Fault Tolerance timeout it replaces schedules every
- * call on a timer thread of its own and wakes that thread each time: about 6% of the event loops'
- * CPU per replay in the profiles (docs/performance.md). A Netty event loop is a scheduled executor
- * whose timers cost no wake-up when set and cancelled from the loop itself.
+ * caller's own Vert.x event loop, a scheduled executor whose timers cost no wake-up of another
+ * thread when set and cancelled from the loop itself (a timeout on a timer thread of its own wakes
+ * that thread for every call).
  *
  * <p>The failure is a {@link DependencyTimeoutException}: the Redis circuit breaker counts it and
  * the problem mapper answers 503.
