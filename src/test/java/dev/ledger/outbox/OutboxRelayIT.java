@@ -1,5 +1,7 @@
 package dev.ledger.outbox;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.Metrics;
 import dev.ledger.PackagedApp;
 import dev.ledger.PaymentLoad;
@@ -32,6 +34,7 @@ class OutboxRelayIT {
     private static final String API_KEY = "outbox-relay-it-key-0123456789abcdef";
     /** A port nothing listens on: an instance configured with it cannot reach its broker. */
     private static final String NO_BROKER = "1";
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern ID = Pattern.compile("\"id\":\"([0-9a-f-]{36})\"");
 
     private final List<PackagedApp> apps = new ArrayList<>();
@@ -70,8 +73,20 @@ class OutboxRelayIT {
         apps.add(app);
         if (noBroker) {
             assertEquals(503, app.status("/q/health/ready"), "not ready before the events exchange is declared");
+            // served although unready: once it is warm, as a ready one would be
+            await().atMost(Duration.ofSeconds(60)).until(() -> warmedUp(app));
         }
         return app;
+    }
+
+    /** Whether the instance's warm-up check is UP (readiness may still be DOWN for another check). */
+    private static boolean warmedUp(PackagedApp app) throws Exception {
+        for (JsonNode check : JSON.readTree(app.get("/q/health/ready", null).body()).path("checks")) {
+            if ("Warm-up".equals(check.path("name").asText())) {
+                return "UP".equals(check.path("status").asText());
+            }
+        }
+        return false;
     }
 
     private static long unpublished() throws Exception {
