@@ -9,11 +9,16 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What became of the commands, in /q/metrics: {@code ledger_commands_total} by outcome (applied,
- * refused, replayed, key-reused, redelivered, dead-lettered, the last also by {@code problem}).
+ * What became of the commands of every broker door, in /q/metrics: {@code ledger_commands_total} by
+ * {@code transport} ({@code rabbitmq}, {@code kafka}) and outcome (applied, refused, replayed,
+ * key-reused, redelivered (given back to the broker, or retried in place), dead-lettered, the last also
+ * by {@code problem}).
  */
 @ApplicationScoped
 public class CommandMetrics {
+    public static final String RABBITMQ = "rabbitmq";
+    public static final String KAFKA = "kafka";
+
     private final MeterRegistry registry;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
@@ -22,28 +27,29 @@ public class CommandMetrics {
     }
 
     /** A command settled with the engine's outcome (published and acknowledged). */
-    public void settled(Outcome outcome) {
+    public void settled(String transport, Outcome outcome) {
         if (outcome instanceof Outcome.Recorded recorded) {
-            count(recorded.replayed() ? "replayed" : recorded.response().status() == 201 ? "applied" : "refused", null);
+            count(transport, recorded.replayed() ? "replayed" : recorded.response().status() == 201 ? "applied" : "refused", null);
         } else if (outcome instanceof Outcome.KeyReused) {
-            count("key-reused", null);
+            count(transport, "key-reused", null);
         }
     }
 
-    /** A command given back to the broker to be delivered again. */
-    public void redelivered() {
-        count("redelivered", null);
+    /** A command given back to the broker to be delivered again, or to be tried again in place. */
+    public void redelivered(String transport) {
+        count(transport, "redelivered", null);
     }
 
-    public void deadLettered(String problem) {
-        count("dead-lettered", problem);
+    public void deadLettered(String transport, String problem) {
+        count(transport, "dead-lettered", problem);
     }
 
-    private void count(String outcome, String problem) {
-        counters.computeIfAbsent(outcome + "/" + problem, ignored -> {
+    private void count(String transport, String outcome, String problem) {
+        counters.computeIfAbsent(transport + "/" + outcome + "/" + problem, ignored -> {
             // one set of tag keys for every series of a name (Prometheus refuses two): problem "none" but for dead letters
-            return Counter.builder("ledger.commands").tag("outcome", outcome).tag("problem", problem == null ? "none" : problem)
-                    .description("Payment commands from the broker, by what became of them").register(registry);
+            return Counter.builder("ledger.commands").tag("transport", transport).tag("outcome", outcome)
+                    .tag("problem", problem == null ? "none" : problem)
+                    .description("Payment commands from the brokers, by what became of them").register(registry);
         }).increment();
     }
 }

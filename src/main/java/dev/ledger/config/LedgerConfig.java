@@ -103,6 +103,27 @@ public interface LedgerConfig {
             @WithDefault("false")
             boolean enabled();
         }
+
+        Kafka kafka();
+
+        /** Payment commands over Kafka (dev.ledger.commands.kafka; docs/api.md "Payment commands over Kafka"). */
+        interface Kafka {
+            /**
+             * Consume payment commands from the topics {@code ledger.commands.<client-id>} and publish their
+             * outcomes to {@code ledger.outcomes.<client-id>}; readiness then includes the broker
+             * ({@code kafka.bootstrap.servers}).
+             */
+            @WithDefault("false")
+            boolean enabled();
+
+            /**
+             * The longest back-off between two attempts of a command retried in place (its dependencies
+             * unavailable, or its original still in flight); the first is {@code ledger.messaging.retry-delay},
+             * doubled at each attempt up to this.
+             */
+            @WithDefault("16s")
+            Duration maxRetryDelay();
+        }
     }
 
     Events events();

@@ -138,6 +138,11 @@ public class ApiKeys {
         warmUp = null;
     }
 
+    /** The configured client ids, each once. */
+    public java.util.Set<String> clients() {
+        return entries.stream().map(Entry::client).collect(java.util.stream.Collectors.toCollection(java.util.LinkedHashSet::new));
+    }
+
     /** Whether {@code client} has a key: the client ids broker commands are accepted from. */
     public boolean knowsClient(String client) {
         return entries.stream().anyMatch(entry -> entry.client().equals(client));

@@ -108,19 +108,19 @@ public class RabbitMqCommands {
     private Uni<Void> settle(Message<byte[]> message, RabbitMqCommand command, Outcome outcome) {
         if (outcome instanceof Outcome.Unavailable) {
             flow.unavailable();
-            metrics.redelivered();
+            metrics.redelivered(CommandMetrics.RABBITMQ);
             return later(requeue(message));
         }
         flow.available();
         if (outcome instanceof Outcome.InFlight) {
             // it waited max-wait for the original, which still runs: neither applied nor dropped
-            metrics.redelivered();
+            metrics.redelivered(CommandMetrics.RABBITMQ);
             return later(requeue(message));
         }
         return confirmed(publisher.publish(command.key().value(), command.correlationId(), command.replyTo(), outcome),
                         command.request().logLabel())
                 .chain(published -> published
-                        ? acknowledge(message).invoke(() -> metrics.settled(outcome))
+                        ? acknowledge(message).invoke(() -> metrics.settled(CommandMetrics.RABBITMQ, outcome))
                         : later(requeue(message)));
     }
 
@@ -136,7 +136,7 @@ public class RabbitMqCommands {
                 .onFailure().recoverWithItem(notConfirmed -> {
                     LOG.warnf("A message for command %s was not confirmed by the broker (%s); the command is redelivered",
                             label, notConfirmed.toString());
-                    metrics.redelivered();
+                    metrics.redelivered(CommandMetrics.RABBITMQ);
                     return false;
                 });
     }
@@ -170,7 +170,7 @@ public class RabbitMqCommands {
             return deadLetter(message, delivery, "internal-error");
         }
         LOG.errorf(failure, "Command failed at its delivery %d of %d; requeued", delivered, config.messaging().maxDeliveries());
-        metrics.redelivered();
+        metrics.redelivered(CommandMetrics.RABBITMQ);
         return later(requeue(message));
     }
 
@@ -178,7 +178,7 @@ public class RabbitMqCommands {
     private Uni<Void> deadLetter(Message<byte[]> message, IncomingRabbitMQMetadata delivery, String slug) {
         return confirmed(publisher.deadLetter(delivery, message.getPayload(), slug), delivery.getMessageId().orElse("?"))
                 .chain(published -> published
-                        ? acknowledge(message).invoke(() -> metrics.deadLettered(slug))
+                        ? acknowledge(message).invoke(() -> metrics.deadLettered(CommandMetrics.RABBITMQ, slug))
                         : later(requeue(message)));
     }
 

@@ -224,7 +224,7 @@ class CommandsResilienceIT {
     /** Commands this run of the service gave back to the broker ({@code ledger_commands_total{outcome="redelivered"}}). */
     private static long redelivered() throws Exception {
         return (long) Metrics.value(app.get("/q/metrics", null).body(),
-                "ledger_commands_total{outcome=\"redelivered\",problem=\"none\"}").orElse(0);
+                "ledger_commands_total{outcome=\"redelivered\",problem=\"none\",transport=\"rabbitmq\"}").orElse(0);
     }
 
     /** Messages of {@code queue} ready or delivered and not yet acknowledged, as the broker counts them. */

@@ -172,16 +172,16 @@ class CommandsTest {
     @Test
     void countsCommandsByOutcomeAndShowsTheQueuesDepth() throws Exception {
         String account = LedgerApi.newAccount();
-        double applied = metric("ledger_commands_total{outcome=\"applied\",problem=\"none\"}");
-        double replayed = metric("ledger_commands_total{outcome=\"replayed\",problem=\"none\"}");
+        double applied = metric("ledger_commands_total{outcome=\"applied\",problem=\"none\",transport=\"rabbitmq\"}");
+        double replayed = metric("ledger_commands_total{outcome=\"replayed\",problem=\"none\",transport=\"rabbitmq\"}");
         String key = LedgerApi.newKey();
         send(key, command(account, "CREDIT", 1, 1));
         dev.next(replies, BOUND);
         send(key, command(account, "CREDIT", 1, 1));
         dev.next(replies, BOUND);
         // counted once the outcome is confirmed and the command acknowledged, just after the reply arrives
-        await().atMost(BOUND).until(() -> metric("ledger_commands_total{outcome=\"applied\",problem=\"none\"}") == applied + 1
-                && metric("ledger_commands_total{outcome=\"replayed\",problem=\"none\"}") == replayed + 1);
+        await().atMost(BOUND).until(() -> metric("ledger_commands_total{outcome=\"applied\",problem=\"none\",transport=\"rabbitmq\"}") == applied + 1
+                && metric("ledger_commands_total{outcome=\"replayed\",problem=\"none\",transport=\"rabbitmq\"}") == replayed + 1);
         await().atMost(BOUND).until(() -> metric("ledger_commands_queued") == 0);
     }
 
