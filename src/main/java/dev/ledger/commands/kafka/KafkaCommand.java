@@ -1,5 +1,6 @@
 package dev.ledger.commands.kafka;
 
+import dev.ledger.commands.CommandHeaders;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.input.JsonBody;
@@ -30,7 +31,7 @@ import java.util.UUID;
  */
 record KafkaCommand(String client, String topicClient, IdempotencyKey key, String correlationId, Payment payment,
                     IdempotentRequest request) {
-    static final String KEY = "idempotency-key";
+    static final String KEY = CommandHeaders.KEY;
     static final String CORRELATION = "correlation-id";
     static final String CONTENT_TYPE = "content-type";
 

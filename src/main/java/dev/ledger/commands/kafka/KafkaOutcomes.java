@@ -1,5 +1,6 @@
 package dev.ledger.commands.kafka;
 
+import dev.ledger.commands.CommandHeaders;
 import dev.ledger.idempotency.Outcome;
 import dev.ledger.idempotency.RecordedResponse;
 import io.smallrye.mutiny.Uni;
@@ -15,6 +16,10 @@ import org.eclipse.microprofile.reactive.messaging.Metadata;
 
 import java.nio.charset.StandardCharsets;
 
+import static dev.ledger.commands.CommandHeaders.PROBLEM;
+import static dev.ledger.commands.CommandHeaders.REPLAYED;
+import static dev.ledger.commands.CommandHeaders.STATUS;
+
 /**
  * Everything the Kafka door produces, each record acknowledged by the broker ({@code acks=all}, the
  * idempotent producer) before the returned {@code Uni} completes: outcomes to
@@ -23,10 +28,8 @@ import java.nio.charset.StandardCharsets;
  */
 @ApplicationScoped
 public class KafkaOutcomes {
-    static final String STATUS = "ledger-status";
     static final String CONTENT_TYPE = "content-type";
-    static final String REPLAYED = "idempotent-replayed";
-    static final String PROBLEM = "x-ledger-problem";
+    /** The client whose topic a dead-lettered record came from. */
     static final String CLIENT = "x-ledger-client";
 
     private final MutinyEmitter<byte[]> outcomes;
@@ -53,7 +56,7 @@ public class KafkaOutcomes {
         headers.add(STATUS, utf8(Integer.toString(response.status())));
         headers.add(CONTENT_TYPE, utf8(response.contentType()));
         if (key != null) {
-            headers.add(KafkaCommand.KEY, utf8(key));
+            headers.add(CommandHeaders.KEY, utf8(key));
         }
         if (correlationId != null) {
             headers.add(KafkaCommand.CORRELATION, utf8(correlationId));

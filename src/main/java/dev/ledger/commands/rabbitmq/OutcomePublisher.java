@@ -15,6 +15,11 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
+import static dev.ledger.commands.CommandHeaders.KEY;
+import static dev.ledger.commands.CommandHeaders.PROBLEM;
+import static dev.ledger.commands.CommandHeaders.REPLAYED;
+import static dev.ledger.commands.CommandHeaders.STATUS;
+
 /**
  * Everything the command door sends to the broker, each publish confirmed by the broker before
  * the returned {@code Uni} completes (publisher confirms on every channel): outcome messages to
@@ -22,10 +27,6 @@ import java.util.Optional;
  */
 @ApplicationScoped
 public class OutcomePublisher {
-    static final String STATUS = "ledger-status";
-    static final String KEY = "idempotency-key";
-    static final String REPLAYED = "idempotent-replayed";
-    static final String PROBLEM = "x-ledger-problem";
     /** The dead-lettered copy cannot carry user_id: the broker checks it against this service's user. */
     static final String SENDER = "x-ledger-user-id";
 
