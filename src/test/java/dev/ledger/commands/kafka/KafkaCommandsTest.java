@@ -281,6 +281,21 @@ class KafkaCommandsTest {
                 .orElse(0) >= 1, "outcomes counted by transport");
     }
 
+    @Test
+    void readinessIncludesTheBrokerAndMetricsShowTheLagOfEveryPartition() throws Exception {
+        String account = LedgerApi.newAccount();
+        String key = LedgerApi.newKey();
+        try (KafkaBroker.Reader outcomes = KafkaBroker.reader("ledger.outcomes.dev")) {
+            send(account, key, command(account, "CREDIT", 1, 1));
+            outcomes.await(1, keyed(key), BOUND);
+        }
+        RestAssured.get("/q/health/ready").then().statusCode(200)
+                .body(org.hamcrest.Matchers.containsString("kafka-commands"));
+        await(() -> RestAssured.get("/q/metrics").asString().lines().anyMatch(line ->
+                line.startsWith("ledger_commands_lag{") && line.contains("topic=\"ledger.commands.dev\"")
+                        && line.contains("partition=")));
+    }
+
     private static void await(java.util.concurrent.Callable<Boolean> condition) {
         org.awaitility.Awaitility.await().atMost(BOUND).until(condition);
     }
