@@ -166,6 +166,9 @@ class ApiKeysIT {
         // Redis unreachable: every POST logs a warning about its key, which must name it by a hash only
         Map<String, String> redisDown = keys(keys);
         redisDown.put("QUARKUS_REDIS_HOSTS", "redis://127.0.0.1:1");
+        // The breaker stays closed, so that each POST meets the refused port and logs (the warm-up's
+        // failed calls at start would otherwise open it, and a POST through an open breaker logs nothing)
+        redisDown.put("LEDGER_REDIS_BREAKER_REQUEST_VOLUME_THRESHOLD", "1000");
         try (PackagedApp app = PackagedApp.start(redisDown, "api-keys-it-traffic-redis-down.log", "/q/health/live")) {
             redisDownKeys = traffic(app, reference);
             secrets.addAll(redisDownKeys);
