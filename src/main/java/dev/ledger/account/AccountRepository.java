@@ -39,12 +39,12 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
                 .map(account -> account != null && account.owner.equals(owner) ? account : null);
     }
 
-    /** Opens the account under the idempotency record (with {@code events}, writing its event too), or returns what the record already holds. */
+    /** Opens the account under the idempotency record (writing its event for each of {@code eventDestinations}, the brokers switched on), or returns what the record already holds. */
     // Bounded, never retried: a write that timed out may have committed. The key is then released
     // and the retry finds the durable record if the commit landed after all.
-    public Uni<Row> open(DurableRecord record, UUID id, String currency, boolean events) {
+    public Uni<Row> open(DurableRecord record, UUID id, String currency, String[] eventDestinations) {
         Tuple args = Tuple.tuple(List.of(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),
-                record.expiresAt(), id, currency, events));
+                record.expiresAt(), id, currency, eventDestinations));
         return postgres.query(OPEN, args)
                 .map(rows -> rows.iterator().next());
     }

@@ -27,7 +27,7 @@ public class AccountService {
 
     /** Opens an account in one transaction with its idempotency record and, while events are on, its event. */
     public Uni<DurableOutcome> open(DurableRecord record, OpenAccountRequest request) {
-        return accounts.open(record, UUID.randomUUID(), request.currency(), outbox.enabled())
+        return accounts.open(record, UUID.randomUUID(), request.currency(), outbox.destinations())
                 .invoke(row -> {
                     if (!row.getBoolean("replayed")) {
                         outbox.written();

@@ -132,6 +132,8 @@ public interface LedgerConfig {
     interface Events {
         Rabbitmq rabbitmq();
 
+        Kafka kafka();
+
         /** How long a published event is kept in PostgreSQL before the purge removes it. */
         @WithDefault("7d")
         Duration retention();
@@ -166,7 +168,31 @@ public interface LedgerConfig {
             Duration confirmTimeout();
         }
 
-        /** The relay every instance runs while events are switched on. */
+        /**
+         * Kafka as the events' broker (beside RabbitMQ or instead of it; each gets every event, tracked
+         * on its own); the connection uses Quarkus' {@code kafka.*} settings ({@code kafka.bootstrap.servers}).
+         */
+        interface Kafka {
+            /**
+             * Whether events are written and published to Kafka. With RabbitMQ's switch too: events are
+             * written while either is on, and each broker's relay publishes every event written while it was on.
+             */
+            @WithDefault("false")
+            boolean enabled();
+
+            /** The topic events are published to, keyed by account id; created at start when missing (the broker's default partitions). */
+            @WithDefault("ledger.events")
+            String topic();
+
+            /**
+             * Longest the broker may take to acknowledge a batch (all in-sync replicas); past it the batch
+             * is published again later. Also the producer's delivery timeout.
+             */
+            @WithDefault("10s")
+            Duration confirmTimeout();
+        }
+
+        /** The relay every instance runs, one per broker switched on. */
         interface Relay {
             /** Most events one round claims, publishes and marks published, in one PostgreSQL transaction. */
             @WithDefault("500")

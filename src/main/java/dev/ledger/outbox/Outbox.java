@@ -1,32 +1,32 @@
 package dev.ledger.outbox;
 
-import dev.ledger.config.LedgerConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * The request path's side of the outbox: whether the ledger's functions write an event with each
- * applied transaction and opened account (their {@code p_events} argument, one statement either way),
- * and the wake-up of this instance's relay once such a change has committed.
+ * The request path's side of the outbox: the brokers the ledger's functions write an event for with each
+ * applied transaction and opened account (their {@code p_destinations} argument, one statement either
+ * way; none when no broker is switched on), and the wake-up of this instance's relays once such a change
+ * has committed.
  */
 @ApplicationScoped
 public class Outbox {
-    private final boolean enabled;
-    private final OutboxRelay relay;
+    private final OutboxRelays relays;
+    private final String[] destinations;
 
-    public Outbox(LedgerConfig config, OutboxRelay relay) {
-        this.enabled = config.events().rabbitmq().enabled();
-        this.relay = relay;
+    public Outbox(OutboxRelays relays) {
+        this.relays = relays;
+        this.destinations = relays.destinations();
     }
 
-    /** Whether changes write their events: while a broker for them is switched on. */
-    public boolean enabled() {
-        return enabled;
+    /** The brokers each change writes its event for; empty while events are switched off. */
+    public String[] destinations() {
+        return destinations;
     }
 
-    /** A change wrote its event and committed: this instance's relay publishes it now rather than at its next poll. */
+    /** A change wrote its event and committed: this instance's relays publish it now rather than at their next poll. */
     public void written() {
-        if (enabled) {
-            relay.wake();
+        if (destinations.length > 0) {
+            relays.wake();
         }
     }
 }

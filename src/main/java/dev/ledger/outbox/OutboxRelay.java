@@ -1,23 +1,17 @@
 package dev.ledger.outbox;
 
-import dev.ledger.idempotency.Outcome;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.config.LedgerConfig;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.binder.MeterBinder;
-import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
-import jakarta.enterprise.inject.Produces;
-import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
@@ -31,12 +25,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Publishes the outbox: every instance runs one while events are switched on. A round is one
- * PostgreSQL transaction: {@linkplain OutboxRepository#claim claim} a batch (several relays share the
- * work without taking the same events, and each account's events stay in order), publish it through
- * the {@link EventPublisher} (which completes on the broker's confirms), mark it published, commit.
- * At least once: a relay that dies between the confirm and the commit leaves the batch unpublished,
- * and it is published again, with the same event ids.
+ * Publishes the outbox to one broker: every instance runs one per broker switched on
+ * ({@link OutboxRelays}). A round is one PostgreSQL transaction: {@linkplain OutboxRepository#claim claim}
+ * a batch of this broker's deliveries (several relays of one broker share the work without taking the
+ * same events, each account's events stay in order, and another broker's relay locks other rows), publish
+ * it through the {@link EventPublisher} (which completes on the broker's confirms), mark it delivered,
+ * commit. At least once: a relay that dies between the confirm and the commit leaves the batch
+ * undelivered, and it is published again, with the same event ids.
  *
  * <p>When it runs: this instance's request path wakes it after each change that wrote an event
  * ({@link Outbox#written}), rounds follow each other while they find full batches or were woken
@@ -44,12 +39,11 @@ import java.util.concurrent.atomic.LongAdder;
  * instance that died or cannot reach the broker). After a failure (broker or PostgreSQL down) it
  * waits, doubling from 100 ms up to the poll interval, and logs once per outage.
  */
-@ApplicationScoped
-public class OutboxRelay {
+final class OutboxRelay {
     private static final Logger LOG = Logger.getLogger(OutboxRelay.class);
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
 
-    private final boolean enabled;
+    private final String destination;
     private final LedgerConfig.Events.Relay settings;
     private final OutboxRepository outbox;
     private final EventPublisher publisher;
@@ -76,10 +70,10 @@ public class OutboxRelay {
     private long poll = -1;
     private int failures;
 
-    public OutboxRelay(LedgerConfig config, OutboxRepository outbox, EventPublisher publisher, Pool pool,
-                       ObjectMapper mapper, Vertx vertx) {
-        this.enabled = config.events().rabbitmq().enabled();
-        this.settings = config.events().relay();
+    OutboxRelay(EventPublisher publisher, LedgerConfig.Events.Relay settings, OutboxRepository outbox, Pool pool,
+                ObjectMapper mapper, Vertx vertx) {
+        this.destination = publisher.destination();
+        this.settings = settings;
         this.outbox = outbox;
         this.publisher = publisher;
         this.pool = pool;
@@ -87,22 +81,23 @@ public class OutboxRelay {
         this.vertx = vertx;
     }
 
-    void start(@Observes StartupEvent started) {
-        if (!enabled) {
-            return;
-        }
+    String destination() {
+        return destination;
+    }
+
+    void start() {
         context = vertx.getOrCreateContext();
         onContext = task -> context.runOnContext(ignored -> task.run());
         context.runOnContext(ignored -> poll = vertx.setPeriodic(settings.pollInterval().toMillis(), id -> {
             refreshOldest();
             wake();
         }));
-        LOG.infof("Events relay started: batches of up to %d, polling every %d ms", settings.batchSize(),
-                settings.pollInterval().toMillis());
+        LOG.infof("Events relay to %s started: batches of up to %d, polling every %d ms", destination,
+                settings.batchSize(), settings.pollInterval().toMillis());
         wake();
     }
 
-    void stop(@Observes ShutdownEvent shutdown) {
+    void stop() {
         stopped = true;
         if (context != null) {
             context.runOnContext(ignored -> vertx.cancelTimer(poll));
@@ -110,7 +105,7 @@ public class OutboxRelay {
     }
 
     /** Asks for a round soon: now if none runs, else right after the running one. Cheap enough for every request. */
-    public void wake() {
+    void wake() {
         woken.set(true);
         if (!stopped && !backingOff && context != null && running.compareAndSet(false, true)) {
             onContext.execute(this::round);
@@ -121,7 +116,7 @@ public class OutboxRelay {
         woken.set(false);
         relayOnce().emitOn(onContext).subscribe().with(count -> {
             if (failures > 0) {
-                LOG.infof("Events relay: publishing again after %d failed rounds", failures);
+                LOG.infof("Events relay to %s: publishing again after %d failed rounds", destination, failures);
                 failures = 0;
             }
             if (!stopped && (count >= settings.batchSize() || woken.get())) {
@@ -138,9 +133,9 @@ public class OutboxRelay {
     private void failed(Throwable failure) {
         failedRounds.increment();
         if (failures++ == 0) {
-            LOG.warnf("Events relay: a round failed (%s); events wait in PostgreSQL, retrying", describe(failure));
+            LOG.warnf("Events relay to %s: a round failed (%s); its events wait in PostgreSQL, retrying", destination, describe(failure));
         } else {
-            LOG.debugf("Events relay: round failed again (%s)", describe(failure));
+            LOG.debugf("Events relay to %s: round failed again (%s)", destination, describe(failure));
         }
         long delay = Math.min(settings.pollInterval().toMillis(), FIRST_BACKOFF.toMillis() << Math.min(failures - 1, 20));
         backingOff = true;
@@ -158,7 +153,7 @@ public class OutboxRelay {
     /** One claim, publish and mark, in one transaction; answers how many events it claimed, or fails. */
     private Uni<Integer> relayOnce() {
         List<Long> confirmed = new ArrayList<>();
-        return pool.withTransaction(connection -> outbox.claim(connection, settings.batchSize())
+        return pool.withTransaction(connection -> outbox.claim(connection, destination, settings.batchSize())
                         .chain(events -> publishAndMark(connection, events, confirmed)))
                 .onFailure().invoke(failure -> {
                     if (confirmedUnmarked.size() > OutboxRepository.WINDOW_PER_EVENT * settings.batchSize()) {
@@ -208,12 +203,12 @@ public class OutboxRelay {
                 .invoke(outcome -> fresh.subList(0, outcome.published()).forEach(event -> confirmed.add(event.position())))
                 .call(outcome -> confirmed.isEmpty()
                         ? Uni.createFrom().voidItem()
-                        : outbox.markPublished(connection, confirmed));
+                        : outbox.markDelivered(connection, destination, confirmed));
     }
 
     private OutgoingEvent outgoing(OutboxRepository.PendingEvent event) {
         try {
-            return new OutgoingEvent(event.envelope().eventId(), event.envelope().type(),
+            return new OutgoingEvent(event.envelope().eventId(), event.envelope().type(), event.envelope().accountId(),
                     mapper.writeValueAsBytes(event.envelope()));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("Cannot render event " + event.envelope().eventId(), e);
@@ -221,8 +216,8 @@ public class OutboxRelay {
     }
 
     private void refreshOldest() {
-        outbox.oldestUnpublished().subscribe().with(oldest -> oldestUnpublished = oldest,
-                failure -> LOG.debugf("Events relay: cannot read the oldest unpublished event (%s)", describe(failure)));
+        outbox.oldestUndelivered(destination).subscribe().with(oldest -> oldestUnpublished = oldest,
+                failure -> LOG.debugf("Events relay to %s: cannot read the oldest unpublished event (%s)", destination, describe(failure)));
     }
 
     /** Seconds since the oldest unpublished event was written, as of the last poll; 0 when none is waiting. */
@@ -231,29 +226,21 @@ public class OutboxRelay {
         return oldest == null ? 0 : Math.max(0, (System.currentTimeMillis() - oldest.toInstant().toEpochMilli()) / 1000.0);
     }
 
-    /**
-     * In /q/metrics: {@code ledger_events_oldest_unpublished_age_seconds} (the backlog's age, for alerts),
-     * {@code ledger_events_published_total} (its rate is the publish rate) and
-     * {@code ledger_events_relay_rounds_total} (rounds that claimed events: published over rounds is the mean
-     * batch) and {@code ledger_events_relay_failures_total} (rounds that failed: broker or PostgreSQL down).
-     */
-    @Produces
-    @Singleton
-    MeterBinder relayMetrics() {
-        return registry -> {
-            Gauge.builder("ledger.events.oldest.unpublished.age", this, OutboxRelay::oldestUnpublishedAgeSeconds)
-                    .baseUnit("seconds")
-                    .description("Age of the oldest event not yet published, read at every poll of the relay; 0 when none waits")
-                    .register(registry);
-            FunctionCounter.builder("ledger.events.published", published, LongAdder::sum)
-                    .description("Events this instance's relay published and the broker confirmed")
-                    .register(registry);
-            FunctionCounter.builder("ledger.events.relay.rounds", rounds, LongAdder::sum)
-                    .description("Relay rounds that claimed events; published over rounds is the mean batch")
-                    .register(registry);
-            FunctionCounter.builder("ledger.events.relay.failures", failedRounds, LongAdder::sum)
-                    .description("Relay rounds that failed (broker or PostgreSQL unavailable); their events are published later")
-                    .register(registry);
-        };
+    /** This relay's meters, tagged {@code broker} with its destination: see {@link OutboxRelays#relayMetrics}. */
+    void bind(MeterRegistry registry) {
+        Tags broker = Tags.of("broker", destination);
+        Gauge.builder("ledger.events.oldest.unpublished.age", this, OutboxRelay::oldestUnpublishedAgeSeconds)
+                .tags(broker).baseUnit("seconds")
+                .description("Age of the oldest event not yet published to this broker, read at every poll of its relay; 0 when none waits")
+                .register(registry);
+        FunctionCounter.builder("ledger.events.published", published, LongAdder::sum)
+                .tags(broker).description("Events this instance's relay published and the broker confirmed")
+                .register(registry);
+        FunctionCounter.builder("ledger.events.relay.rounds", rounds, LongAdder::sum)
+                .tags(broker).description("Relay rounds that claimed events; published over rounds is the mean batch")
+                .register(registry);
+        FunctionCounter.builder("ledger.events.relay.failures", failedRounds, LongAdder::sum)
+                .tags(broker).description("Relay rounds that failed (broker or PostgreSQL unavailable); their events are published later")
+                .register(registry);
     }
 }

@@ -16,14 +16,19 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-/** The outbox's queries: claiming unpublished events with what their bodies are rendered from, marking, the backlog's age, the purge. */
+/**
+ * The outbox's queries: claiming one broker's undelivered events with what their bodies are rendered from,
+ * marking them delivered, the age of a broker's backlog, the purge.
+ */
 @ApplicationScoped
 public class OutboxRepository {
-    /** Claims a batch keeping each account's order with several relays at work: see {@code ledger_claim_events} in V2__outbox.sql. */
-    static final String CLAIM = "SELECT * FROM ledger_claim_events($1, $2)";
-    static final String MARK = "UPDATE outbox_events SET published_at = now() WHERE position = ANY ($1)";
+    /** Claims a batch keeping each account's order with several relays at work: see {@code ledger_claim_deliveries} in V4. */
+    static final String CLAIM = "SELECT * FROM ledger_claim_deliveries($1, $2, $3)";
+    /** The deliveries go; an event with none left is published: see {@code ledger_mark_delivered} in V4. */
+    static final String MARK = "SELECT ledger_mark_delivered($1, $2)";
     static final String OLDEST = """
-            SELECT created_at FROM outbox_events WHERE published_at IS NULL ORDER BY position LIMIT 1""";
+            SELECT o.created_at FROM outbox_deliveries d JOIN outbox_events o ON o.position = d.position
+             WHERE d.destination = $1 ORDER BY d.position LIMIT 1""";
     /** The longest published first (outbox_events_published_idx); an unpublished event is never taken. */
     static final String PURGE_BATCH = """
             DELETE FROM outbox_events WHERE position = ANY (ARRAY (
@@ -44,9 +49,10 @@ public class OutboxRepository {
     public record PendingEvent(long position, EventEnvelope envelope) {
     }
 
-    /** Up to {@code batchSize} events, in order per account, locked by this transaction until it ends. */
-    public Uni<List<PendingEvent>> claim(SqlConnection connection, int batchSize) {
-        return postgres.bounded(() -> connection.preparedQuery(CLAIM).execute(Tuple.of(batchSize, batchSize * WINDOW_PER_EVENT)))
+    /** Up to {@code batchSize} events not yet delivered to {@code destination}, in order per account, locked by this transaction until it ends. */
+    public Uni<List<PendingEvent>> claim(SqlConnection connection, String destination, int batchSize) {
+        return postgres.bounded(() -> connection.preparedQuery(CLAIM)
+                        .execute(Tuple.of(destination, batchSize, batchSize * WINDOW_PER_EVENT)))
                 .map(rows -> {
                     List<PendingEvent> events = new ArrayList<>(rows.size());
                     for (Row row : rows) {
@@ -66,14 +72,14 @@ public class OutboxRepository {
                 row.getString("owner"), row.getUUID("account_id"), renderer.render(row));
     }
 
-    public Uni<Void> markPublished(SqlConnection connection, List<Long> positions) {
-        return postgres.bounded(() -> connection.preparedQuery(MARK).execute(Tuple.of(positions.toArray(Long[]::new))))
+    public Uni<Void> markDelivered(SqlConnection connection, String destination, List<Long> positions) {
+        return postgres.bounded(() -> connection.preparedQuery(MARK).execute(Tuple.of(destination, positions.toArray(Long[]::new))))
                 .replaceWithVoid();
     }
 
-    /** When the oldest unpublished event was written, or null when every event is published. */
-    public Uni<OffsetDateTime> oldestUnpublished() {
-        return postgres.query(OLDEST, Tuple.tuple())
+    /** When the oldest event not yet delivered to {@code destination} was written, or null when none waits. */
+    public Uni<OffsetDateTime> oldestUndelivered(String destination) {
+        return postgres.query(OLDEST, Tuple.of(destination))
                 .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getOffsetDateTime("created_at"));
     }
 

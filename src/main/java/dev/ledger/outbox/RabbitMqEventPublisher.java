@@ -123,6 +123,16 @@ public class RabbitMqEventPublisher implements EventPublisher {
     }
 
     @Override
+    public String destination() {
+        return "rabbitmq";
+    }
+
+    @Override
+    public boolean enabled() {
+        return enabled;
+    }
+
+    @Override
     public Uni<Void> publish(List<OutgoingEvent> events) {
         if (events.isEmpty()) {
             return Uni.createFrom().voidItem();

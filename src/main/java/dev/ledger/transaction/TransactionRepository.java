@@ -40,16 +40,16 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
     }
 
     /**
-     * Inserts the idempotency record, applies the sequence-checked update and the ledger entry (and,
-     * with {@code events}, the outbox event), all in one statement; or returns what the record already
-     * holds. A null account id finds no account.
+     * Inserts the idempotency record, applies the sequence-checked update and the ledger entry (and an
+     * outbox event for each of {@code eventDestinations}), all in one statement; or returns what the
+     * record already holds. A null account id finds no account.
      */
     // Bounded, never retried: a write that timed out may have committed. The key is then released
     // and the retry finds the durable record if the commit landed after all.
-    public Uni<Row> post(DurableRecord record, UUID accountId, UUID entryId, PostTransactionRequest request, boolean events) {
+    public Uni<Row> post(DurableRecord record, UUID accountId, UUID entryId, PostTransactionRequest request, String[] eventDestinations) {
         Tuple args = Tuple.from(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()),
                 Buffer.buffer(record.fingerprint()), record.expiresAt(), accountId, entryId,
-                request.type().name(), request.amount(), request.sequence(), request.reference(), events));
+                request.type().name(), request.amount(), request.sequence(), request.reference(), eventDestinations));
         return postgres.query(POST, args)
                 .map(rows -> rows.iterator().next());
     }

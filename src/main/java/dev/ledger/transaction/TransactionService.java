@@ -44,7 +44,7 @@ public class TransactionService {
      */
     public Uni<DurableOutcome> post(DurableRecord record, Payment payment) {
         PostTransactionRequest request = payment.fields();
-        return transactions.post(record, payment.accountId(), UUID.randomUUID(), request, outbox.enabled())
+        return transactions.post(record, payment.accountId(), UUID.randomUUID(), request, outbox.destinations())
                 .invoke(row -> {
                     if (!row.getBoolean("replayed") && "APPLIED".equals(row.getString("outcome"))) {
                         outbox.written();

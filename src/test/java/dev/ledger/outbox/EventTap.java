@@ -6,6 +6,7 @@ import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.ledger.broker.BrokerUsers;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,6 +34,29 @@ public final class EventTap implements AutoCloseable {
     public static final String SHARED_VHOST = System.getProperty("tests.rabbitmq-vhost", "/");
     public static final int SHARED_PORT = 5672;
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * Deletes {@code vhost} on the shared broker and creates it anew (for a test whose broker outage or
+     * queue must touch no other test), and returns the settings that point the service at it.
+     */
+    static Map<String, String> freshVirtualHost(String vhost) {
+        try {
+            try {
+                BrokerUsers.ctl(null, "delete_vhost", vhost);
+            } catch (IllegalStateException absent) {
+                // first run on this broker
+            }
+            BrokerUsers.ctl(null, "add_vhost", vhost);
+            BrokerUsers.ctl(null, "set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return Map.of("rabbitmq-host", "127.0.0.1", "rabbitmq-port", Integer.toString(SHARED_PORT),
+                "rabbitmq-virtual-host", vhost);
+    }
 
     /**
      * One message as the tap received it: its properties, its body ({@code raw}) and the members of
@@ -111,7 +136,12 @@ public final class EventTap implements AutoCloseable {
 
     /** On a node of the test's own, a durable queue {@code queue} that outlives a restart of the node. */
     public static EventTap durable(int port, String queue) throws IOException, TimeoutException {
-        return new EventTap("127.0.0.1", port, "/", queue);
+        return durable(port, "/", queue);
+    }
+
+    /** The same in virtual host {@code vhost}. */
+    public static EventTap durable(int port, String vhost, String queue) throws IOException, TimeoutException {
+        return new EventTap("127.0.0.1", port, vhost, queue);
     }
 
     /** Every delivery so far, in arrival order. */

@@ -6,7 +6,6 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
-import dev.ledger.broker.BrokerUsers;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -15,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 
 import static dev.ledger.LedgerApi.credit;
@@ -39,26 +39,12 @@ class EventsQueueTest {
     public static class FreshVirtualHost implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            try {
-                BrokerUsers.ctl(null, "delete_vhost", VHOST);
-            } catch (IllegalStateException absent) {
-                // first run on this broker
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-            try {
-                BrokerUsers.ctl(null, "add_vhost", VHOST);
-                BrokerUsers.ctl(null, "set_permissions", "-p", VHOST, "guest", ".*", ".*", ".*");
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-            return Map.of(
+            Map<String, String> settings = new HashMap<>(EventTap.freshVirtualHost(VHOST));
+            settings.putAll(Map.of(
                     "ledger.events.rabbitmq.enabled", "true",
                     "ledger.messaging.rabbitmq.enabled", "false",
-                    "rabbitmq-host", "127.0.0.1",
-                    "rabbitmq-port", Integer.toString(EventTap.SHARED_PORT),
-                    "rabbitmq-virtual-host", VHOST,
-                    "ledger.events.relay.poll-interval", "1h");
+                    "ledger.events.relay.poll-interval", "1h"));
+            return settings;
         }
     }
 

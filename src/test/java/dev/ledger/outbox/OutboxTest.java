@@ -199,8 +199,8 @@ class OutboxTest {
         credit(newAccount(), 10, 1);
         await().atMost(Duration.ofSeconds(20)).until(() -> metric("ledger_events_published_total") >= 2);
         String metrics = given().when().get("/q/metrics").asString();
-        assertTrue(metrics.contains("ledger_events_oldest_unpublished_age_seconds "), metrics);
-        assertTrue(metrics.contains("ledger_events_relay_failures_total "), metrics);
+        assertTrue(metrics.contains("ledger_events_oldest_unpublished_age_seconds{broker=\"rabbitmq\"} "), metrics);
+        assertTrue(metrics.contains("ledger_events_relay_failures_total{broker=\"rabbitmq\"} "), metrics);
     }
 
     static double metric(String name) {
