@@ -16,7 +16,7 @@ import java.util.zip.ZipFile;
  * native-image would get. It cannot build the image; it checks that the configuration this
  * application relies on is in those inputs:
  * <ul>
- *   <li>every Lua script and every migration under src/main/resources is matched by a resource
+ *   <li>every Lua script, every migration and the AsyncAPI document and page under src/main/resources are matched by a resource
  *       pattern of the image (resource-config.json, Java regular expressions);</li>
  *   <li>every class Jackson writes (the views, the problem body, the event body) is registered for reflection;</li>
  *   <li>the classes holding Jackson mappers in static fields are initialised at run time.</li>
@@ -69,6 +69,8 @@ public class NativeSourcesCheck {
                 files.map(p -> main.relativize(p).toString().replace('\\', '/')).sorted().forEach(resources::add);
             }
         }
+        // read from the classpath by MessageDocument
+        resources.addAll(List.of("asyncapi.yaml", "asyncapi-ui.html"));
         for (String resource : resources) {
             boolean included = includes.stream().anyMatch(p -> p.matcher(resource).matches());
             System.out.println((included ? "ok    " : "FAIL  ") + "resource in the image: " + resource);

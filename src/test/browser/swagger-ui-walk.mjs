@@ -6,10 +6,9 @@
 //   e.g. node swagger-ui-walk.mjs http://localhost:8080 dev-ledger-key-0123456789abcdef target/swagger-ui-walk
 // Exit code 0 when every step passed; 1 with the failed step named (and failure.png saved) otherwise.
 // CHROMIUM overrides the browser binary (default /usr/bin/chromium); .ci/browser installs both.
-import { chromium } from 'playwright-core';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { openBrowser } from './browser.mjs';
 
 const [baseArg, apiKey, shotDir] = process.argv.slice(2);
 if (!baseArg || !apiKey || !shotDir) {
@@ -21,27 +20,8 @@ const STEP_TIMEOUT_MS = 15_000;
 const FRESH_KEY = /^[0-9a-f]{32}$/;
 
 mkdirSync(shotDir, { recursive: true });
-const profile = mkdtempSync(join(tmpdir(), 'swagger-ui-walk-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-    '--disable-component-update', '--no-first-run'],
-  viewport: { width: 1280, height: 900 },
-});
-const page = context.pages()[0] ?? await context.newPage();
-page.setDefaultTimeout(STEP_TIMEOUT_MS);
-
 // The browser talks to the application under test and nothing else.
-const refused = [];
-await context.route('**/*', (route) => {
-  const url = new URL(route.request().url());
-  if (url.origin === base.origin) return route.continue();
-  refused.push(url.href);
-  return route.abort('blockedbyclient');
-});
-const pageErrors = [];
-page.on('pageerror', (error) => pageErrors.push(String(error)));
+const { page, refused, pageErrors, close } = await openBrowser(base, 'swagger-ui-walk', STEP_TIMEOUT_MS);
 
 let shots = 0;
 let step = 'start';
@@ -278,14 +258,12 @@ try {
   check(pageErrors.length === 0, `the page had script errors: ${pageErrors.join('; ')}`);
   if (refused.length) console.log(`note: requests to other hosts were refused: ${refused.join(', ')}`);
   console.log(`swagger-ui walk: ${shots} screenshots in ${shotDir}, ${Date.now() - started} ms`);
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
+  await close();
 } catch (e) {
   console.error(`FAIL ${step}: ${e.message}`);
   if (pageErrors.length) console.error(`page script errors: ${pageErrors.join('; ')}`);
   await page.screenshot({ path: join(shotDir, 'failure.png'), fullPage: true }).catch(() => {});
   console.error(`  screenshot ${join(shotDir, 'failure.png')}`);
-  await context.close().catch(() => {});
-  rmSync(profile, { recursive: true, force: true });
+  await close();
   process.exitCode = 1;
 }

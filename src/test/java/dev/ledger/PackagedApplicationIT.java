@@ -147,9 +147,11 @@ class PackagedApplicationIT {
     }
 
     @Test
-    void servesSwaggerUiOpenApiHealthAndMetricsWithoutAKey() {
+    void servesSwaggerUiOpenApiAsyncApiHealthAndMetricsWithoutAKey() {
         assertEquals(200, app.status("/q/swagger-ui/"));
         assertEquals(200, app.status("/q/openapi"));
+        assertEquals(200, app.status("/q/asyncapi"));
+        assertEquals(200, app.status("/q/asyncapi-ui"));
         assertEquals(200, app.status("/q/health/live"));
         assertEquals(200, app.status("/q/metrics"));
     }

@@ -5,6 +5,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
+import dev.ledger.AsyncApiContract;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -104,16 +105,14 @@ public final class Broker implements AutoCloseable {
     public Delivery next(String queue, Duration bound) {
         GetResponse[] got = {null};
         await().atMost(bound).pollInterval(Duration.ofMillis(20)).until(() -> (got[0] = channel.basicGet(queue, true)) != null);
-        return new Delivery(got[0].getProps(), new String(got[0].getBody(), StandardCharsets.UTF_8),
-                got[0].getEnvelope().getRoutingKey());
+        return Delivery.of(got[0]);
     }
 
     /** Every message of {@code queue} now (none waited for). */
     public List<Delivery> drain(String queue) throws IOException {
         List<Delivery> all = new ArrayList<>();
         for (GetResponse got; (got = channel.basicGet(queue, true)) != null; ) {
-            all.add(new Delivery(got.getProps(), new String(got.getBody(), StandardCharsets.UTF_8),
-                    got.getEnvelope().getRoutingKey()));
+            all.add(Delivery.of(got));
         }
         return all;
     }
@@ -130,8 +129,22 @@ public final class Broker implements AutoCloseable {
         return channel;
     }
 
-    /** A message the service published. */
+    /**
+     * A message the service published. An outcome or a dead letter is checked against the AsyncAPI
+     * document as it is taken ({@link AsyncApiContract}).
+     */
     public record Delivery(AMQP.BasicProperties properties, String body, String routingKey) {
+        static Delivery of(GetResponse got) {
+            Delivery delivery = new Delivery(got.getProps(), new String(got.getBody(), StandardCharsets.UTF_8),
+                    got.getEnvelope().getRoutingKey());
+            if (delivery.header("x-ledger-problem") != null) {
+                AsyncApiContract.rabbitmq("rabbitmqDeadLetter", got.getProps(), got.getBody());
+            } else if (delivery.header("ledger-status") != null) {
+                AsyncApiContract.rabbitmq("rabbitmqOutcome", got.getProps(), got.getBody());
+            }
+            return delivery;
+        }
+
         public Object header(String name) {
             Map<String, Object> headers = properties.getHeaders() == null ? new HashMap<>() : properties.getHeaders();
             Object value = headers.get(name);

@@ -6,6 +6,7 @@ import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.ledger.AsyncApiContract;
 import dev.ledger.broker.BrokerUsers;
 
 import java.io.IOException;
@@ -96,6 +97,8 @@ public final class EventTap implements AutoCloseable {
     private final Connection connection;
     private final Channel channel;
     private final List<Delivery> deliveries = new ArrayList<>();
+    /** Events that disagree with the AsyncAPI document (the first few): any fails the test that reads the tap. */
+    private final List<String> disagreements = new ArrayList<>();
     private final Set<String> markers = ConcurrentHashMap.newKeySet();
 
     private EventTap(String host, int port, String vhost, String queue) throws IOException, TimeoutException {
@@ -119,8 +122,12 @@ public final class EventTap implements AutoCloseable {
                 markers.add(new String(message.getBody(), StandardCharsets.UTF_8));
             } else {
                 Delivery delivery = Delivery.of(message);
+                String disagreement = disagreement(message);
                 synchronized (deliveries) {
                     deliveries.add(delivery);
+                    if (disagreement != null && disagreements.size() < 5) {
+                        disagreements.add(disagreement);
+                    }
                 }
             }
             channel.basicAck(message.getEnvelope().getDeliveryTag(), false);
@@ -144,10 +151,24 @@ public final class EventTap implements AutoCloseable {
         return new EventTap("127.0.0.1", port, vhost, queue);
     }
 
-    /** Every delivery so far, in arrival order. */
+    /** Every delivery so far, in arrival order; fails when any event disagreed with the AsyncAPI document. */
     public List<Delivery> deliveries() {
         synchronized (deliveries) {
+            if (!disagreements.isEmpty()) {
+                throw new AssertionError(String.join("\n", disagreements));
+            }
             return List.copyOf(deliveries);
+        }
+    }
+
+    /** Why an event disagrees with the AsyncAPI document, or null (checked on the consumer's thread, reported by the reads). */
+    private static String disagreement(com.rabbitmq.client.Delivery message) {
+        try {
+            AsyncApiContract.rabbitmq("account.opened".equals(message.getProperties().getType())
+                    ? "rabbitmqAccountOpened" : "rabbitmqTransactionApplied", message.getProperties(), message.getBody());
+            return null;
+        } catch (AssertionError disagrees) {
+            return disagrees.getMessage();
         }
     }
 

@@ -37,6 +37,7 @@ class SwaggerUiWalkIT {
     private static final Path PROJECT = Path.of("").toAbsolutePath();
     private static final Path INSTALL = PROJECT.resolve(".ci/browser");
     private static final Path WALK = PROJECT.resolve("src/test/browser/swagger-ui-walk.mjs");
+    private static final Path ASYNCAPI_WALK = PROJECT.resolve("src/test/browser/asyncapi-ui-walk.mjs");
     private static final Path SCREENSHOTS = PROJECT.resolve("target/swagger-ui-walk");
     /** One screenshot per step of the walk, in order: a step that no longer runs fails this test. */
     private static final List<String> STEPS = List.of("01-loaded", "02-authorized", "03-account-opened",
@@ -61,6 +62,29 @@ class SwaggerUiWalkIT {
             Path shot = SCREENSHOTS.resolve(step + ".png");
             assertTrue(Files.isRegularFile(shot) && Files.size(shot) > 0, "no screenshot " + shot);
         }
+    }
+
+    /**
+     * The AsyncAPI page ({@code /q/asyncapi-ui}) as a person reads it: {@code asyncapi-ui-walk.mjs} checks
+     * that every channel of {@code src/main/resources/asyncapi.yaml} is shown with its address, its
+     * operations and its messages, with no script error and no request to another host.
+     */
+    @Test
+    void aPersonCanReadEveryChannelOfTheMessageInterface() throws Exception {
+        Run install = run("browser-install", Duration.ofMinutes(10), "bash", INSTALL.toString());
+        assertEquals(0, install.exit, install.tail);
+        Path shots = PROJECT.resolve("target/asyncapi-ui-walk");
+        deleteRecursively(shots);
+        List<String> command = new java.util.ArrayList<>(List.of("node", ASYNCAPI_WALK.toString(),
+                PackagedAppConfig.baseUrl().toString(), shots.toString()));
+        var channels = dev.ledger.AsyncApiContract.DOCUMENT.path("channels").fields();
+        while (channels.hasNext()) {
+            var channel = channels.next();
+            command.add(channel.getKey() + "=" + channel.getValue().path("address").asText());
+        }
+        assertTrue(command.size() >= 2 + 8, "the document's channels: " + command);
+        Run walk = run("asyncapi-ui-walk", Duration.ofMinutes(2), command.toArray(String[]::new));
+        assertEquals(0, walk.exit, "the AsyncAPI page walk failed (screenshots in " + shots + "):\n" + walk.tail);
     }
 
     private record Run(int exit, String tail) {

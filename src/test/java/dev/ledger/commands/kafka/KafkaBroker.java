@@ -1,5 +1,6 @@
 package dev.ledger.commands.kafka;
 
+import dev.ledger.AsyncApiContract;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -129,8 +130,13 @@ public final class KafkaBroker {
             for (Header header : record.headers()) {
                 headers.put(header.key(), header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8));
             }
-            return new Received(record.topic(), record.partition(), record.offset(),
-                    record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8),
+            // What the service produced is checked against the AsyncAPI document as it is received.
+            String message = AsyncApiContract.kafkaMessageOf(record.topic(), headers);
+            String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+            if (message != null) {
+                AsyncApiContract.kafka(message, key, headers, record.value() == null ? new byte[0] : record.value());
+            }
+            return new Received(record.topic(), record.partition(), record.offset(), key,
                     record.value() == null ? null : new String(record.value(), StandardCharsets.UTF_8), headers);
         }
 

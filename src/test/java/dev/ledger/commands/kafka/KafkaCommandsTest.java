@@ -2,6 +2,7 @@ package dev.ledger.commands.kafka;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.AsyncApiContract;
 import dev.ledger.LedgerApi;
 import dev.ledger.Metrics;
 import io.quarkus.test.junit.QuarkusTest;
@@ -91,7 +92,11 @@ class KafkaCommandsTest {
         String account = LedgerApi.newAccount();
         String key = LedgerApi.newKey();
         try (KafkaBroker.Reader outcomes = KafkaBroker.reader("ledger.outcomes.dev")) {
-            send(account, key, command(account, "CREDIT", 1250, 1));
+            String body = command(account, "CREDIT", 1250, 1);
+            // the command the service applies is one the AsyncAPI document describes (its outcome is checked as received)
+            AsyncApiContract.kafka("kafkaPaymentCommand", account, Map.of("idempotency-key", key, "correlation-id", "corr-" + key),
+                    body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            send(account, key, body);
 
             KafkaBroker.Received outcome = outcomes.await(1, keyed(key), BOUND).get(0);
             assertEquals(201, outcome.status());

@@ -3,6 +3,7 @@ package dev.ledger.commands.rabbitmq;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.AccountLock;
+import dev.ledger.AsyncApiContract;
 import dev.ledger.LedgerApi;
 import dev.ledger.Metrics;
 import dev.ledger.broker.Broker;
@@ -118,7 +119,11 @@ class CommandsTest {
     void appliesACommandAndPublishesItsOutcomeBeforeAcknowledging() throws Exception {
         String account = LedgerApi.newAccount();
         String key = LedgerApi.newKey();
-        send(key, command(account, "CREDIT", 1250, 1));
+        String body = command(account, "CREDIT", 1250, 1);
+        // the command the service applies is one the AsyncAPI document describes (its outcome is checked as taken)
+        AsyncApiContract.rabbitmq("rabbitmqPaymentCommand", Broker.command(key, "dev", replies).correlationId("corr-" + key).build(),
+                body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        send(key, body);
 
         Broker.Delivery reply = dev.next(replies, BOUND);
         assertEquals(201, reply.status());
