@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @EnabledIf(value = "dev.ledger.broker.RabbitMqNode#installed", disabledReason = "needs rabbitmq-server (bash .ci/services)")
 class BrokerOutageTest {
     /** How long the broker stays down ({@code tests.broker-outage-seconds}). */
-    static final long OUTAGE_SECONDS = Long.getLong("tests.broker-outage-seconds", 60);
+    static final long OUTAGE_SECONDS = Long.getLong("tests.broker-outage-seconds", 20);
 
     @TestHTTPResource("/")
     URL base;
