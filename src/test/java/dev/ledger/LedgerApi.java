@@ -1,14 +1,42 @@
 package dev.ledger;
 
+import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Requests of the public HTTP API as the development client sends them ({@link ApiClient#DEV}, with
  * its API key); {@link ApiClient} sends them as any other client.
  */
 public final class LedgerApi {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
     private LedgerApi() {
+    }
+
+    /**
+     * A transaction POST that is not waited for (for an original held in flight while copies arrive), with
+     * {@code Prefer: <prefer>} unless null.
+     */
+    public static CompletableFuture<HttpResponse<String>> postTransactionAsync(String account, String key, String body, String prefer) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(
+                        URI.create(RestAssured.baseURI + ":" + RestAssured.port + "/accounts/" + account + "/transactions"))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .header("Authorization", ApiClient.DEV.authorization())
+                .header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (prefer != null) {
+            request.header("Prefer", prefer);
+        }
+        return HTTP.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** A RestAssured request carrying the development key; use it instead of {@code RestAssured.given()}. */

@@ -1,7 +1,6 @@
 package dev.ledger.idempotency;
 
 import dev.ledger.AccountLock;
-import dev.ledger.ApiClient;
 import dev.ledger.LedgerApi;
 import dev.ledger.Metrics;
 import io.quarkus.test.junit.QuarkusTest;
@@ -10,9 +9,6 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +33,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @QuarkusTest
 @TestProfile(WaitingForTheOriginalTest.SlowOriginals.class)
 class WaitingForTheOriginalTest {
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     public static class SlowOriginals implements QuarkusTestProfile {
         @Override
@@ -61,10 +56,10 @@ class WaitingForTheOriginalTest {
         CompletableFuture<HttpResponse<String>> original;
         List<CompletableFuture<HttpResponse<String>>> duplicates = new ArrayList<>();
         try (AccountLock lock = AccountLock.hold(account)) {
-            original = post(account, key, body, null);
+            original = LedgerApi.postTransactionAsync(account, key, body, null);
             await().atMost(Duration.ofSeconds(10)).until(() -> lock.waiters() == 1);
             for (int i = 0; i < 50; i++) {
-                duplicates.add(post(account, key, body, "wait=8"));
+                duplicates.add(LedgerApi.postTransactionAsync(account, key, body, "wait=8"));
             }
             await().atMost(Duration.ofSeconds(6)).until(() -> metric("ledger_idempotency_waiting") == 50);
         }
@@ -101,9 +96,9 @@ class WaitingForTheOriginalTest {
         CompletableFuture<HttpResponse<String>> original;
         CompletableFuture<HttpResponse<String>> waiter;
         try (AccountLock lock = AccountLock.hold(account)) {
-            original = post(account, key, body, null);
+            original = LedgerApi.postTransactionAsync(account, key, body, null);
             await().atMost(Duration.ofSeconds(10)).until(() -> lock.waiters() == 1);
-            waiter = post(account, key, body, "wait=8");
+            waiter = LedgerApi.postTransactionAsync(account, key, body, "wait=8");
             await().atMost(Duration.ofSeconds(6)).until(() -> metric("ledger_idempotency_waiting") == 1);
 
             assertEquals(1, lock.cancelWaiters(), "the original's statement, cancelled in Postgres");
@@ -120,7 +115,7 @@ class WaitingForTheOriginalTest {
         assertEquals(1, LedgerApi.entryCount(account));
         assertEquals(700, LedgerApi.balance(account));
         // a retry of either now replays that one answer
-        HttpResponse<String> retry = post(account, key, body, null).get(30, TimeUnit.SECONDS);
+        HttpResponse<String> retry = LedgerApi.postTransactionAsync(account, key, body, null).get(30, TimeUnit.SECONDS);
         assertEquals(answer.body(), retry.body());
         assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
     }
@@ -133,10 +128,10 @@ class WaitingForTheOriginalTest {
 
         CompletableFuture<HttpResponse<String>> original;
         try (AccountLock lock = AccountLock.hold(account)) {
-            original = post(account, key, body, null);
+            original = LedgerApi.postTransactionAsync(account, key, body, null);
             await().atMost(Duration.ofSeconds(10)).until(() -> lock.waiters() == 1);
             // asks for ten minutes; the client gives up after 30 s, so only the cap (8 s) can answer it
-            HttpResponse<String> capped = post(account, key, body, "wait=600").get(30, TimeUnit.SECONDS);
+            HttpResponse<String> capped = LedgerApi.postTransactionAsync(account, key, body, "wait=600").get(30, TimeUnit.SECONDS);
             assertEquals(409, capped.statusCode(), capped.body());
             assertTrue(capped.body().contains("/problems/request-in-progress"), capped.body());
             assertTrue(Long.parseLong(capped.headers().firstValue("Retry-After").orElseThrow()) >= 1);
@@ -146,19 +141,6 @@ class WaitingForTheOriginalTest {
         assertEquals(1, LedgerApi.entryCount(account));
     }
 
-    private static CompletableFuture<HttpResponse<String>> post(String account, String key, String body, String prefer) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(
-                        URI.create(RestAssured.baseURI + ":" + RestAssured.port + "/accounts/" + account + "/transactions"))
-                .timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json")
-                .header("Authorization", ApiClient.DEV.authorization())
-                .header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        if (prefer != null) {
-            request.header("Prefer", prefer);
-        }
-        return HTTP.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
 
     /** A value of /q/metrics (0 when absent). */
     private static double metric(String name) {

@@ -39,7 +39,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * commands never reordered.
  */
 class KafkaCommandsResilienceIT {
-    private static final String CLIENT = "kafka-it";
+    /**
+     * A client of this run's own: the broker outlives a run on a developer's machine, and its topics
+     * (commands, outcomes, dead letters) must not carry an earlier run's records into this one's counts.
+     */
+    private static final String CLIENT = "kafka-it-" + UUID.randomUUID().toString().substring(0, 8);
     private static final String TOPIC = KafkaTopics.COMMANDS_PREFIX + CLIENT;
     private static final String API_KEY = "kafka-resilience-it-key-0123456789";
     private static final Duration BOUND = Duration.ofSeconds(120);
@@ -78,7 +82,7 @@ class KafkaCommandsResilienceIT {
         env.put("LEDGER_MESSAGING_KAFKA_ENABLED", "true");
         env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
         // this test's topic and group only: nothing of the other tests' clients on the shared broker
-        env.put("MP_MESSAGING_INCOMING_KAFKA_COMMANDS_TOPIC", "ledger\\.commands\\.kafka-it");
+        env.put("MP_MESSAGING_INCOMING_KAFKA_COMMANDS_TOPIC", java.util.regex.Pattern.quote(TOPIC));
         env.put("MP_MESSAGING_INCOMING_KAFKA_COMMANDS_GROUP_ID", group);
         env.put("LEDGER_MESSAGING_RETRY_DELAY", "300ms");
         env.put("LEDGER_MESSAGING_KAFKA_MAX_RETRY_DELAY", "2s");

@@ -2,6 +2,7 @@ package dev.ledger.commands.kafka;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.AccountLock;
 import dev.ledger.AsyncApiContract;
 import dev.ledger.LedgerApi;
 import dev.ledger.Metrics;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -29,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static dev.ledger.LedgerApi.transaction;
@@ -265,6 +268,44 @@ class KafkaCommandsTest {
             assertTrue(refusal.value().contains("idempotency-key-reused"), refusal.value());
         }
         assertEquals(301, LedgerApi.balance(account));
+    }
+
+    /**
+     * A copy whose original is still in flight (as after a rebalance, when the partition's old owner still
+     * works on it; here the original is an HTTP POST held by a row lock on its account) waits for it and
+     * produces its outcome as a replay: applied once, no 409, no retry loop.
+     */
+    @Test
+    void aCopyWhoseOriginalIsInFlightWaitsForItAndProducesItsOutcome() throws Exception {
+        String account = LedgerApi.newAccount();
+        String key = LedgerApi.newKey();
+        CompletableFuture<HttpResponse<String>> original;
+        try (KafkaBroker.Reader outcomes = KafkaBroker.reader("ledger.outcomes.dev")) {
+            double waitingBefore = metric("ledger_idempotency_waiting");
+            try (AccountLock lock = AccountLock.hold(account)) {
+                original = LedgerApi.postTransactionAsync(account, key, transaction("CREDIT", 400, 1), null);
+                await(() -> lock.waiters() == 1);
+                send(account, key, command(account, "CREDIT", 400, 1));
+                // the copy waits for the original (the gauge of waiting requests), nothing is produced yet
+                await(() -> metric("ledger_idempotency_waiting") >= waitingBefore + 1);
+                assertTrue(outcomes.drain(keyed(key), Duration.ofMillis(500)).isEmpty(), "no outcome while the original runs");
+            }
+            HttpResponse<String> applied = original.get(30, TimeUnit.SECONDS);
+            assertEquals(201, applied.statusCode(), applied.body());
+            KafkaBroker.Received outcome = outcomes.await(1, keyed(key), BOUND).get(0);
+            assertEquals(201, outcome.status());
+            assertEquals("true", outcome.header("idempotent-replayed"));
+            assertEquals(JSON.readTree(applied.body()), JSON.readTree(outcome.value()));
+            System.out.printf("[kafka-in-flight] 1 HTTP original held in flight, 1 Kafka copy: outcomes %d (status %d, replayed),"
+                    + " applied %d, double applications %d%n", outcomes.drain(keyed(key), Duration.ofMillis(200)).size(),
+                    outcome.status(), LedgerApi.entryCount(account), LedgerApi.entryCount(account) - 1);
+        }
+        assertEquals(400, LedgerApi.balance(account));
+        assertEquals(1, LedgerApi.entryCount(account));
+    }
+
+    private static double metric(String series) {
+        return Metrics.value(RestAssured.get("/q/metrics").asString(), series).orElse(0);
     }
 
     @Test
