@@ -5,8 +5,9 @@
 #
 # Settings (environment): BENCH_CONNECTIONS ("16 64"), BENCH_DURATION (15s), BENCH_WARMUP (5s),
 # BENCH_ACCOUNTS (1000), BENCH_REPLAY_KEYS (2000), BENCH_PORT (8099),
-# BENCH_SCENARIOS ("new-payments replays inflight reads commands events balanced"), BENCH_COMMANDS (20000: commands
-# published per run of the commands scenario), BENCH_LIMITS (1; 0 skips the limits),
+# BENCH_SCENARIOS ("new-payments replays inflight reads commands kafka-commands events balanced"), BENCH_COMMANDS
+# (20000: commands published per run of the commands scenarios), BENCH_KAFKA_PORT (19392: the benchmark's own
+# Kafka broker, .ci/kafka, for kafka-commands), BENCH_LIMITS (1; 0 skips the limits),
 # BENCH_JAVA_OPTS (JVM options of the service; default below; empty for the JVM's defaults).
 # BENCH_AOT (1; 0 skips the start-time figure with the AOT cache of bench/aot-cache.sh),
 # BENCH_STARTS (1; 0 skips the start-to-ready figures altogether).
@@ -23,7 +24,7 @@ WARMUP=${BENCH_WARMUP:-5s}
 ACCOUNTS=${BENCH_ACCOUNTS:-1000}
 REPLAY_KEYS=${BENCH_REPLAY_KEYS:-2000}
 PORT=${BENCH_PORT:-8099}
-SCENARIOS=${BENCH_SCENARIOS:-"new-payments replays inflight reads commands events balanced"}
+SCENARIOS=${BENCH_SCENARIOS:-"new-payments replays inflight reads commands kafka-commands events balanced"}
 COMMANDS=${BENCH_COMMANDS:-20000}
 # The recommended JVM flags (docs/performance.md): a bounded heap and the serial collector keep the
 # RSS under 300 MB on this 24 GiB machine, where the JVM's defaults would let the heap grow to 6 GiB.
@@ -70,11 +71,23 @@ if [[ " $SCENARIOS " == *" commands "* ]]; then
     RABBITMQ_PASSWORD=guest RABBITMQ_VIRTUAL_HOST="$BROKER_VHOST"
   [ -f "$OUT/classpath.txt" ] || ./mvnw -q -B dependency:build-classpath -Dmdep.outputFile="$OUT/classpath.txt" >/dev/null
 fi
+# The kafka-commands scenario: the same commands over Kafka (the client "bench" again), to a broker of the
+# benchmark's own started by .ci/kafka (stopped at the end); the service consumes it beside RabbitMQ.
+KAFKA_BENCH_PORT=${BENCH_KAFKA_PORT:-19392}
+KAFKA_BENCH="127.0.0.1:$KAFKA_BENCH_PORT"
+if [[ " $SCENARIOS " == *" kafka-commands "* ]]; then
+  KAFKA_PORT=$KAFKA_BENCH_PORT KAFKA_DIR=$OUT/kafka bash .ci/kafka start >/dev/null
+  export LEDGER_MESSAGING_KAFKA_ENABLED=true KAFKA_BOOTSTRAP_SERVERS="$KAFKA_BENCH"
+  [ -f "$OUT/classpath.txt" ] || ./mvnw -q -B dependency:build-classpath -Dmdep.outputFile="$OUT/classpath.txt" >/dev/null
+fi
+stop_bench_kafka() {
+  [[ " $SCENARIOS " == *" kafka-commands "* ]] && KAFKA_PORT=$KAFKA_BENCH_PORT KAFKA_DIR=$OUT/kafka bash .ci/kafka stop >/dev/null 2>&1 || true
+}
 start_ns=$(date +%s%N)
 # shellcheck disable=SC2086
 launch java target/quarkus-app/quarkus-run.jar "$PORT" "$OUT/app.log" ${BENCH_JAVA_OPTS:-}
 APP=$!
-trap 'kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true' EXIT
+trap 'kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true; stop_bench_kafka' EXIT
 wait_ready $APP "$PORT" "$OUT/app.log"
 ready_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
 
@@ -156,11 +169,34 @@ commands_scenario() {
   RESULT[commands-$c]+=" machine_cpu_ms_per_req=$(ms_per "$(field_of "$line" machine_ticks)" "$outcomes")"
   echo "commands: ${RESULT[commands-$c]}"
 }
+# kafka_commands_run COUNT RUN: produces COUNT commands to Kafka and waits for their outcomes (bench/KafkaCommandLoad.java)
+kafka_commands_run() {
+  java -cp "$(cat "$OUT/classpath.txt")" bench/KafkaCommandLoad.java "$KAFKA_BENCH" bench "$OUT/accounts.txt" "$1" "$2" \
+    "$(( $(date +%s%N) / 1000 ))"
+}
+# kafka_commands_scenario CONNS [warm-up-only]: the commands scenario over Kafka
+kafka_commands_scenario() {
+  local c=$1 run="$RUN-kafka-$1${2:+-jit}"
+  kafka_commands_run $(( COMMANDS / 10 )) "$run-warm" > /dev/null
+  [ "${2:-}" = warm-up-only ] && return
+  local before; before=$(cpu_ticks)
+  kafka_commands_run "$COMMANDS" "$run" > "$OUT/kafka-commands-$c.txt"
+  local after; after=$(cpu_ticks)
+  local line; line=$(grep '^BENCH' "$OUT/kafka-commands-$c.txt")
+  local outcomes; outcomes=$(field_of "$line" outcomes)
+  RESULT[kafka-commands-$c]="$line p50_ms=- p99_ms=- cpu_ms_per_req=$(ms_per $(( after - before )) "$outcomes")"
+  RESULT[kafka-commands-$c]+=" machine_cpu_ms_per_req=$(ms_per "$(field_of "$line" machine_ticks)" "$outcomes")"
+  echo "kafka-commands: ${RESULT[kafka-commands-$c]}"
+}
 # run_scenario NAME CONNS [warm-up-only]: the scenario with its Lua script and arguments
 run_scenario() {
   local s=$1 c=$2 args
   if [ "$s" = commands ]; then
     commands_scenario "$c" "${3:-}"
+    return
+  fi
+  if [ "$s" = kafka-commands ]; then
+    kafka_commands_scenario "$c" "${3:-}"
     return
   fi
   # the run id in every fresh key: the warm-up round's keys differ from the measured runs'
@@ -235,11 +271,13 @@ if [[ " $SCENARIOS " == *" events "* ]]; then
   # The relay's rate: a backlog of events already published, published again.
   until [ "$(unpublished)" = 0 ]; do sleep 0.2; done
   relay_metric() { curl -s "$BASE_ON/q/metrics" | awk -v m="$1" '$1 == m { printf "%d", $2 }'; }
-  MEAN_BATCH="During the runs the relay published $(relay_metric ledger_events_published_total) events in"
-  MEAN_BATCH+=" $(relay_metric ledger_events_relay_rounds_total) rounds (a round: one transaction, one batch, one wait for confirms)."
-  drain=$(psql -d $DB -c "WITH again AS (UPDATE outbox_events SET published_at = NULL WHERE position IN
-    (SELECT position FROM outbox_events ORDER BY position DESC LIMIT ${BENCH_DRAIN_EVENTS:-100000}) RETURNING 1)
-    SELECT count(*) FROM again")
+  MEAN_BATCH="During the runs the relay published $(relay_metric 'ledger_events_published_total{broker="rabbitmq"}') events in"
+  MEAN_BATCH+=" $(relay_metric 'ledger_events_relay_rounds_total{broker="rabbitmq"}') rounds (a round: one transaction, one batch, one wait for confirms)."
+  # owed to RabbitMQ again: unpublished, and a delivery each (V4__event_destinations.sql)
+  drain=$(psql -d $DB -c "WITH again AS (UPDATE outbox_events SET published_at = NULL, undelivered = 1 WHERE position IN
+    (SELECT position FROM outbox_events ORDER BY position DESC LIMIT ${BENCH_DRAIN_EVENTS:-100000}) RETURNING position, account_id),
+    owed AS (INSERT INTO outbox_deliveries (destination, position, account_id) SELECT 'rabbitmq', position, account_id FROM again
+    RETURNING 1) SELECT count(*) FROM owed")
   # timed from the relay's first batch (it finds them at its next poll) to the last
   until [ "$(unpublished)" -lt "$drain" ]; do sleep 0.02; done
   t0=$(date +%s%N); left=$(unpublished); machine_before=$(machine_ticks); before=$(cpu_ticks $APP_ON)
@@ -462,24 +500,42 @@ done
 # The broker's own limit for the commands flow: bench/BrokerEcho.java does the service's message work
 # (consume with the service's prefetch, publish the outcome with a confirm, ack after the confirm)
 # without PostgreSQL and Redis, measured as the commands scenario is (bench/CommandLoad.java)
+# broker_alone KEY RUN-FUNCTION SCENARIO TEXT ECHO-COMMAND...: the broker's own limit for a commands
+# scenario: ECHO-COMMAND in the background does the door's message work while RUN-FUNCTION sends the
+# commands and waits for their outcomes, as the scenario does; prints the sentence for the table
+broker_alone() {
+  local key=$1 run_fn=$2 scenario=$3 text=$4; shift 4
+  "$@" > "$OUT/$key-echo.log" 2>&1 &
+  local echo_pid=$!
+  $run_fn $(( COMMANDS / 10 )) "$RUN-$key-echo-warm" > /dev/null
+  $run_fn "$COMMANDS" "$RUN-$key-echo" > "$OUT/$key-echo.txt"
+  kill $echo_pid; wait $echo_pid 2>/dev/null || true
+  local line; line=$(grep '^BENCH' "$OUT/$key-echo.txt")
+  local rate; rate=$(awk -v r="$(field_of "$line" rps)" 'BEGIN { printf "%.0f", r }')
+  local sentence="$text: $rate/s ($(ms_per "$(field_of "$line" machine_ticks)" "$(field_of "$line" outcomes)") machine ms per command)"
+  for c in $CONNECTIONS; do
+    sentence+="$(awk -v a="$(field_of "${RESULT[$scenario-$c]}" rps)" -v b="$rate" -v c="$c" -v s="$scenario" \
+      'BEGIN { printf "; the %s scenario (its run with the %s-connection scenarios) %.2f of it", s, c, a / b }')"
+  done
+  echo "$sentence."
+}
 BROKER_LIMIT=""
 if [[ " $SCENARIOS " == *" commands "* ]]; then
-  java -cp "$(cat "$OUT/classpath.txt")" bench/BrokerEcho.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" \
-    "${LEDGER_MESSAGING_PREFETCH:-64}" > "$OUT/broker-echo.log" 2>&1 &
-  ECHO=$!
-  commands_run $(( COMMANDS / 10 )) "$RUN-echo-warm" > /dev/null
-  commands_run "$COMMANDS" "$RUN-echo" > "$OUT/broker-echo.txt"
-  kill $ECHO; wait $ECHO 2>/dev/null || true
-  line=$(grep '^BENCH' "$OUT/broker-echo.txt")
-  LIMIT[broker]=$(awk -v r="$(field_of "$line" rps)" 'BEGIN { printf "%.0f", r }')
-  LIMIT_CPU[broker]=$(ms_per "$(field_of "$line" machine_ticks)" "$(field_of "$line" outcomes)")
-  BROKER_LIMIT="The broker alone for the commands flow (bench/BrokerEcho.java: consume, publish the outcome with a confirm, ack; no PostgreSQL, no Redis): ${LIMIT[broker]}/s (${LIMIT_CPU[broker]} machine ms per command)"
-  for c in $CONNECTIONS; do
-    BROKER_LIMIT+="$(awk -v a="$(field_of "${RESULT[commands-$c]}" rps)" -v b="${LIMIT[broker]}" -v c="$c" \
-      'BEGIN { printf "; the commands scenario (its run with the %s-connection scenarios) %.2f of it", c, a / b }')"
-  done
-  BROKER_LIMIT+="."
+  BROKER_LIMIT=$(broker_alone broker commands_run commands \
+    "The broker alone for the commands flow (bench/BrokerEcho.java: consume, publish the outcome with a confirm, ack; no PostgreSQL, no Redis)" \
+    java -cp "$(cat "$OUT/classpath.txt")" bench/BrokerEcho.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" "${LEDGER_MESSAGING_PREFETCH:-64}")
   echo "$BROKER_LIMIT"
+fi
+# Kafka's own limit for the same flow: bench/KafkaEcho.java consumes the commands, produces each outcome
+# (acks=all, idempotent) and commits after the acknowledgements, without PostgreSQL and Redis. The
+# service stops first (its consumer group would share the partitions): this is the last measure of it.
+KAFKA_LIMIT=""
+if [[ " $SCENARIOS " == *" kafka-commands "* ]]; then
+  kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true
+  KAFKA_LIMIT=$(broker_alone kafka kafka_commands_run kafka-commands \
+    "Kafka alone for the commands flow (bench/KafkaEcho.java: consume, produce the outcome with acks=all, commit; no PostgreSQL, no Redis)" \
+    java -cp "$(cat "$OUT/classpath.txt")" bench/KafkaEcho.java "$KAFKA_BENCH" bench)
+  echo "$KAFKA_LIMIT"
 fi
 
 # --- the table ------------------------------------------------------------------------------------
@@ -491,7 +547,7 @@ field() { field_of "${RESULT[$1]}" "$2"; }
   for c in $CONNECTIONS; do
     for s in $TABLE_SCENARIOS; do
       case $s in
-        new-payments|commands) limit=${LIMIT[pay-$c]}; what="pgbench payment, ${LIMIT_CPU[pay-$c]} machine ms" ;;
+        new-payments|commands|kafka-commands) limit=${LIMIT[pay-$c]}; what="pgbench payment, ${LIMIT_CPU[pay-$c]} machine ms" ;;
         replays) limit=${LIMIT[evalsha-$c]}; what="EVALSHA reserve, ${LIMIT_CPU[evalsha-$c]} machine ms" ;;
         reads) limit=${LIMIT[read-$c]}; what="pgbench read, ${LIMIT_CPU[read-$c]} machine ms" ;;
         *) limit=""; what="" ;;
@@ -514,6 +570,7 @@ field() { field_of "${RESULT[$1]}" "$2"; }
     own+=("at $c connections ${LIMIT[own-pay-$c]}/s (${LIMIT_CPU[own-pay-$c]} machine ms)$share")
   done
   [ -n "$BROKER_LIMIT" ] && { echo "$BROKER_LIMIT"; echo; }
+  [ -n "$KAFKA_LIMIT" ] && { echo "$KAFKA_LIMIT"; echo; }
   echo "pgbench of the service's own payment statement (bench/pgbench-service-payment.sql, one call of ledger_post_transaction_checked): $(IFS=';'; echo "${own[*]}" | sed 's/;/; /g')."
   echo
   echo "$SERVICE"

@@ -29,17 +29,20 @@ SELECT 'rabbitmq', position, account_id FROM outbox_events WHERE published_at IS
 -- This version's relays read outbox_deliveries. outbox_events_unpublished_idx and ledger_claim_events stay
 -- for the previous version's relays; a later migration drops them.
 
--- Writes an event for each broker in p_destinations; none when it is empty.
+-- Writes an event and a delivery of it for each broker in p_destinations (never empty: the callers skip
+-- the call when no broker is on). plpgsql, so that its two statements keep their plans across calls.
 CREATE FUNCTION ledger_write_event(p_type text, p_account_id uuid, p_entry_id uuid, p_destinations text[])
 RETURNS void
-LANGUAGE sql AS $$
-    WITH event AS (
-        INSERT INTO outbox_events (type, account_id, entry_id, undelivered)
-        SELECT p_type, p_account_id, p_entry_id, cardinality(p_destinations)
-         WHERE cardinality(p_destinations) > 0
-        RETURNING position)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_position bigint;
+BEGIN
+    INSERT INTO outbox_events (type, account_id, entry_id, undelivered)
+    VALUES (p_type, p_account_id, p_entry_id, cardinality(p_destinations))
+    RETURNING position INTO v_position;
     INSERT INTO outbox_deliveries (destination, position, account_id)
-    SELECT d, e.position, p_account_id FROM event e, unnest(p_destinations) d
+    SELECT d, v_position, p_account_id FROM unnest(p_destinations) d;
+END
 $$;
 
 -- V2's functions with the brokers named instead of a flag; V2's own signatures delegate to them.
@@ -63,7 +66,9 @@ BEGIN
         RETURN;
     END IF;
 
-    PERFORM ledger_write_event('account.opened', p_account_id, NULL, p_destinations);
+    IF cardinality(p_destinations) > 0 THEN
+        PERFORM ledger_write_event('account.opened', p_account_id, NULL, p_destinations);
+    END IF;
     RETURN QUERY
         INSERT INTO accounts AS a (id, owner, currency) VALUES (p_account_id, p_client, p_currency)
         RETURNING false, p_fingerprint, 'OPENED'::text, a.id, a.currency::text, a.created_at;
@@ -111,7 +116,9 @@ BEGIN
         RETURNING a.balance INTO v_balance;
         IF FOUND THEN
             -- After the UPDATE, which holds the account's row lock until commit: see position.
-            PERFORM ledger_write_event('transaction.applied', p_account_id, p_entry_id, p_destinations);
+            IF cardinality(p_destinations) > 0 THEN
+                PERFORM ledger_write_event('transaction.applied', p_account_id, p_entry_id, p_destinations);
+            END IF;
             RETURN QUERY
                 INSERT INTO ledger_entries AS e
                     (id, account_id, type, amount, sequence, reference, balance_after)
