@@ -2,9 +2,9 @@ package dev.ledger.cluster;
 
 import dev.ledger.ApiClient;
 import dev.ledger.redis.RedisNode;
+import dev.ledger.dependency.Breaker;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.redis.RedisNodes;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -45,7 +45,7 @@ class RedisClusterFailoverTest {
     @BeforeEach
     void aWholeCluster() {
         RedisCluster.start();
-        breakers.all().forEach(CircuitBreaker::reset);
+        breakers.all().forEach(Breaker::reset);
     }
 
     private PaymentStorm storm(String name) throws Exception {

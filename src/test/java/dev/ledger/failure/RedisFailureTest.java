@@ -8,7 +8,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import dev.ledger.dependency.Breakers;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -54,9 +54,13 @@ class RedisFailureTest {
     @TestHTTPResource("/")
     URL base;
 
+    /** The breaker the test holds open, if it does. */
+    private HeldOpen heldOpen;
+
     @BeforeEach
     @AfterEach
-    void healthyDependencies() {
+    void healthyDependencies() throws InterruptedException {
+        releaseTheBreaker();
         FailureLab.healAll();
         // commands an earlier delay still holds back would land in this test's Redis
         await().atMost(Duration.ofSeconds(20)).until(() -> FailureLab.redisProxy().chunksHeldBack() == 0);
@@ -133,7 +137,7 @@ class RedisFailureTest {
             String probe = newKey();
             postTransaction(account, probe, transaction("CREDIT", 1, ++sequence[0]));
             // a probe went through Redis and the breaker closed behind it
-            return redisKeys() > 0 && breakers.named("redis").orElseThrow().getState() == CircuitBreaker.State.CLOSED;
+            return redisKeys() > 0 && breakers.named("redis").orElseThrow().state() == CircuitBreakerState.CLOSED;
         });
         Response first = postTransaction(account, key, transaction("CREDIT", 5, 1_000));
         assertEquals(201, first.statusCode());
@@ -182,7 +186,7 @@ class RedisFailureTest {
         Response first = openTheBreakerWhileThePostWaitsInPostgres(account, key, body, false);
         assertEquals(201, first.statusCode(), first.asString());
 
-        breakers.named("redis").orElseThrow().reset();
+        releaseTheBreaker();
         assertTheRetryReplays(account, key, body, first);
     }
 
@@ -194,7 +198,7 @@ class RedisFailureTest {
         Response failed = openTheBreakerWhileThePostWaitsInPostgres(account, key, body, true);
         assertEquals(503, failed.statusCode(), failed.asString());
 
-        breakers.named("redis").orElseThrow().reset();
+        releaseTheBreaker();
         Response retry = postTransaction(account, key, body);
         printCounts("released", failed, retry, account);
         assertEquals(201, retry.statusCode(), "the key was given back, so the retry executes: " + retry.asString());
@@ -213,20 +217,27 @@ class RedisFailureTest {
         CompletableFuture<Response> original = CompletableFuture.supplyAsync(() -> postTransaction(account, key, body));
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
                 .until(() -> FailureLab.redisProxy().chunksFromClients() > mark);
-        breakers.named("redis").orElseThrow().transitionToForcedOpenState();
+        heldOpen = HeldOpen.hold(breakers.named("redis").orElseThrow());
         Response first = original.get(30, TimeUnit.SECONDS);
         assertEquals(201, first.statusCode(), first.asString()); // through Postgres alone
 
         FailureLab.redisProxy().heal();
         // the late reserve and whatever followed it have reached Redis
         await().atMost(Duration.ofSeconds(20)).until(() -> FailureLab.redisProxy().chunksHeldBack() == 0);
-        breakers.named("redis").orElseThrow().reset();
+        releaseTheBreaker();
         assertTheRetryReplays(account, key, body, first);
+    }
+
+    private void releaseTheBreaker() throws InterruptedException {
+        if (heldOpen != null) {
+            heldOpen.close();
+            heldOpen = null;
+        }
     }
 
     /**
      * Posts, and once the request has reserved its key in Redis and waits in Postgres (for a row lock
-     * of the test's), forces the breaker open; then lets the statement go on, or cancels it. Answers
+     * of the test's), holds the breaker open; then lets the statement go on, or cancels it. Answers
      * the request's answer.
      */
     private Response openTheBreakerWhileThePostWaitsInPostgres(String account, String key, String body, boolean cancel)
@@ -235,7 +246,7 @@ class RedisFailureTest {
         try (AccountLock lock = AccountLock.hold(account)) {
             original = CompletableFuture.supplyAsync(() -> postTransaction(account, key, body));
             await().atMost(Duration.ofSeconds(10)).until(() -> lock.waiters() == 1);
-            breakers.named("redis").orElseThrow().transitionToForcedOpenState();
+            heldOpen = HeldOpen.hold(breakers.named("redis").orElseThrow());
             if (cancel) {
                 assertEquals(1, lock.cancelWaiters(), "the original's statement, cancelled in Postgres");
             }

@@ -161,7 +161,7 @@ class OperatingSurfaceTest {
         // the HTTP server timer exists once a request was served, whatever ran before this test
         dev.ledger.ApiClient.DEV.given().when().get("/accounts/" + java.util.UUID.randomUUID()).then().statusCode(404);
         given().when().get("/q/metrics").then().statusCode(200).body(containsString("http_server_requests"))
-                .body(containsString("resilience4j_circuitbreaker_state{name=\"redis\",state=\"closed\"}"))
+                .body(containsString("ft_circuitbreaker_state_current{method=\"redis\",state=\"closed\"} 1.0"))
                 .body(containsString("ledger_redis_commands_total"), containsString("ledger_redis_writes_total"),
                         containsString("ledger_account_reads_total"), containsString("ledger_account_read_queries_total"));
     }
