@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# A/B of two commits in one run: each commit packaged in a git worktree of its own (target/ab/a and
+# target/ab/b), both started side by side as the README starts the jar (each on its own database and
+# Redis database), then alternated round by round under the same load: replays, reads and new
+# payments at AB_CONNS connections. Prints each round's requests, CPU per request of the instance (from
+# /proc), rate, p99 and statuses, then the median CPU per request of each side per scenario.
+#
+#   bash bench/ab.sh REF_A REF_B        e.g. bash bench/ab.sh c2acb01 HEAD
+#
+# Settings: AB_ROUNDS (5), AB_DURATION (10s), AB_CONNS (64), AB_SCENARIOS ("replays reads new-payments"),
+# AB_JAVA_OPTS (none: the JVM's defaults, as a user running the jar gets). The load scripts are this
+# checkout's (they speak only the HTTP API). Results: target/ab/results.txt. Needs wrk (bench/run.sh
+# installs it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -eq 2 ] || { echo "usage: bash bench/ab.sh REF_A REF_B" >&2; exit 2; }
+. bench/lib.sh
+OUT=target/ab; mkdir -p "$OUT"
+ROUNDS=${AB_ROUNDS:-5}; DURATION=${AB_DURATION:-10s}; CONNS=${AB_CONNS:-64}; THREADS=2
+SCENARIOS=${AB_SCENARIOS:-replays reads new-payments}
+read -r -a OPTS <<< "${AB_JAVA_OPTS:-}"
+bash .ci/services >/dev/null
+
+build() { # side ref: packages REF in target/ab/SIDE
+  local dir="$OUT/$1"
+  git worktree remove --force "$dir" 2>/dev/null || rm -rf "$dir"
+  git worktree add --detach "$dir" "$2" >/dev/null
+  (cd "$dir" && ./mvnw -q -B package -DskipTests -Dexec.skip=true)
+  echo "$1 = $(git -C "$dir" log --oneline -1)"
+}
+build a "$1" | tee "$OUT/refs.txt"
+build b "$2" | tee -a "$OUT/refs.txt"
+
+API_KEY="bench-ledger-key-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+API_KEYS="bench:$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)"
+export LEDGER_BENCH_API_KEY="$API_KEY"
+declare -A PID PORT
+start() { # side port redis-db
+  DB=ledger_bench_ab_$1; REDIS_DB=$3
+  fresh_stores
+  launch java "$OUT/$1/target/quarkus-app/quarkus-run.jar" "$2" "$OUT/$1.log" ${OPTS[@]+"${OPTS[@]}"}
+  PID[$1]=$!; PORT[$1]=$2
+}
+start a 8101 4
+start b 8102 5
+trap 'kill ${PID[a]} ${PID[b]} 2>/dev/null || true' EXIT
+wait_ready "${PID[a]}" 8101 "$OUT/a.log"; wait_ready "${PID[b]}" 8102 "$OUT/b.log"
+
+seed() { # side: 200 accounts, each with one completed payment (the replays)
+  local base="http://127.0.0.1:${PORT[$1]}" acc i code
+  : > "$OUT/$1-accounts.txt"; : > "$OUT/$1-replays.txt"
+  for i in $(seq 1 200); do
+    acc=$(curl -s -X POST "$base/accounts" -H 'Content-Type: application/json' -H "Authorization: Bearer $API_KEY" \
+      -H "Idempotency-Key: ab-open-$i" -d '{"currency":"EUR"}' | sed -E 's/.*"id":"([^"]+)".*/\1/')
+    code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$base/accounts/$acc/transactions" -H 'Content-Type: application/json' \
+      -H "Authorization: Bearer $API_KEY" -H "Idempotency-Key: ab-replay-$i" -d '{"type":"CREDIT","amount":1,"sequence":1}')
+    [ "$code" = 201 ] || { echo "seed of $1 failed: $code" >&2; exit 1; }
+    echo "$acc" >> "$OUT/$1-accounts.txt"
+    echo "ab-replay-$i $acc {\"type\":\"CREDIT\",\"amount\":1,\"sequence\":1}" >> "$OUT/$1-replays.txt"
+  done
+}
+seed a; seed b
+
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+TICK_MS=$(( 1000 / $(getconf CLK_TCK) ))
+SEQ=10
+run() { # side scenario duration seq-base -> "requests cpu_ms p99_ms statuses"
+  local side=$1 before after line args
+  case $2 in
+    replays) args=(replays.lua "$OUT/$side-replays.txt") ;;
+    reads) args=(reads.lua "$OUT/$side-accounts.txt") ;;
+    new-payments) args=(new-payments.lua "ab-$side-$4" "$THREADS" "$OUT/$side-accounts.txt") ;;
+  esac
+  before=$(cpu "${PID[$side]}")
+  line=$(BENCH_PHASE=measure BENCH_SEQ_BASE=$4 wrk -t$THREADS -c"$CONNS" -d"$3" -s "bench/${args[0]}" \
+    "http://127.0.0.1:${PORT[$side]}" -- "${args[@]:1}" | grep '^BENCH')
+  after=$(cpu "${PID[$side]}")
+  echo "$(sed -E 's/.*requests=([0-9]+).*/\1/' <<< "$line") $(( (after - before) * TICK_MS )) $(sed -E 's/.*p99_ms=([0-9.]+).*/\1/' <<< "$line") $(sed -E 's/.*statuses=([^ ]+).*/\1/' <<< "$line")"
+}
+# warm both: the JIT compiles each path before anything is measured
+# (new payments: each run starts its sequences above every earlier run's)
+for s in $SCENARIOS; do for _ in 1 2; do for side in a b; do
+  SEQ=$((SEQ + 1000000)); run "$side" "$s" 6s "$SEQ" >/dev/null
+done; done; done
+secs=${DURATION%s}
+echo "scenario round side requests cpu_ms cpu_ms_per_request rps p99_ms statuses" | tee "$OUT/results.txt"
+for s in $SCENARIOS; do
+  for r in $(seq 1 "$ROUNDS"); do
+    # A first in odd rounds, B first in even ones: neither side always follows the other
+    if (( r % 2 )); then order="a b"; else order="b a"; fi
+    for side in $order; do
+      SEQ=$((SEQ + 1000000))
+      read -r n ms p99 st <<< "$(run "$side" "$s" "$DURATION" "$SEQ")"
+      printf "%s %s %s %s %s %s %s %s %s\n" "$s" "$r" "$side" "$n" "$ms" "$(awk -v m="$ms" -v n="$n" 'BEGIN{printf "%.4f", m/n}')" \
+        "$(awk -v n="$n" -v s="$secs" 'BEGIN{printf "%.0f", n/s}')" "$p99" "$st" | tee -a "$OUT/results.txt"
+    done
+  done
+done
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+echo "scenario median_cpu_ms_a median_cpu_ms_b b_over_a median_rps_a median_rps_b" | tee -a "$OUT/results.txt"
+for s in $SCENARIOS; do
+  ca=$(awk -v s="$s" '$1 == s && $3 == "a" {print $6}' "$OUT/results.txt" | median)
+  cb=$(awk -v s="$s" '$1 == s && $3 == "b" {print $6}' "$OUT/results.txt" | median)
+  ra=$(awk -v s="$s" '$1 == s && $3 == "a" {print $7}' "$OUT/results.txt" | median)
+  rb=$(awk -v s="$s" '$1 == s && $3 == "b" {print $7}' "$OUT/results.txt" | median)
+  echo "$s $ca $cb $(awk -v a="$ca" -v b="$cb" 'BEGIN{printf "%+.1f%%", (b/a-1)*100}') $ra $rb" | tee -a "$OUT/results.txt"
+done
