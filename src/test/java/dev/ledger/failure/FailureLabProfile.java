@@ -1,11 +1,17 @@
 package dev.ledger.failure;
 
+import dev.ledger.outbox.EventsProfile;
 import io.quarkus.test.junit.QuarkusTestProfile;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The application behind breakable proxies, with a breaker that half-opens quickly. */
+/**
+ * The application behind breakable proxies, with a breaker that half-opens quickly, and events on:
+ * published to the shared broker, the relay polling as in production (one profile for every failure
+ * test, so that they share one started application).
+ */
 public class FailureLabProfile implements QuarkusTestProfile {
     @Override
     public List<TestResourceEntry> testResources() {
@@ -14,16 +20,19 @@ public class FailureLabProfile implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        return Map.of("ledger.redis.breaker.delay", "200ms",
+        Map<String, String> overrides = new HashMap<>(new EventsProfile().getConfigOverrides());
+        overrides.remove("ledger.events.relay.poll-interval");
+        overrides.putAll(Map.of("ledger.redis.breaker.delay", "200ms",
                 // a pool that notices a dead server quickly
-                "quarkus.datasource.reactive.idle-timeout", "PT5S");
+                "quarkus.datasource.reactive.idle-timeout", "PT5S"));
+        return overrides;
     }
 
     /** The same, failing closed when Redis is unavailable. */
     public static class FailClosed extends FailureLabProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            Map<String, String> overrides = new java.util.HashMap<>(super.getConfigOverrides());
+            Map<String, String> overrides = new HashMap<>(super.getConfigOverrides());
             overrides.put("ledger.redis.fail-closed", "true");
             return overrides;
         }

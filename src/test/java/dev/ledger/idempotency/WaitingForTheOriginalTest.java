@@ -3,8 +3,8 @@ package dev.ledger.idempotency;
 import dev.ledger.AccountLock;
 import dev.ledger.LedgerApi;
 import dev.ledger.Metrics;
+import dev.ledger.testing.DoorsProfile;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import org.junit.jupiter.api.Test;
@@ -13,7 +13,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -31,19 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the test wants; the database bound is raised so that it does not time out meanwhile.
  */
 @QuarkusTest
-@TestProfile(WaitingForTheOriginalTest.SlowOriginals.class)
+@TestProfile(DoorsProfile.class)
 class WaitingForTheOriginalTest {
-
-    public static class SlowOriginals implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            // Redis healthy but on a busy shared machine: a burst of 50 reserves must not time out at
-            // 300 ms and open the breaker, which sends the duplicates to wait on the row in PostgreSQL
-            // instead of in KeyWaiters (a path RedisFailureTest covers), and fails the count of waiters
-            return Map.of("ledger.database.timeout", "20s", "ledger.idempotency.max-wait", "8s",
-                    "ledger.redis.timeout", "3s");
-        }
-    }
 
     @Test
     void fiftyWaitingDuplicatesGetTheSlowOriginalsAnswerAndApplyNothing() throws Exception {

@@ -17,9 +17,7 @@ import javax.sql.DataSource;
 import java.net.URL;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import static dev.ledger.outbox.OutboxTest.metric;
 import static io.restassured.RestAssured.given;
@@ -35,24 +33,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @QuarkusTest
 @EnabledIfEnvironmentVariable(named = "QUARKUS_DATASOURCE_REACTIVE_URL", matches = ".+",
         disabledReason = "the failure lab proxies local servers (pom profile local-services); Dev Services run here")
-@TestProfile(PostgresOutageTest.WithEvents.class)
+@TestProfile(FailureLabProfile.class)
 class PostgresOutageTest {
     @TestHTTPResource("/")
     URL base;
 
     @Inject
     DataSource dataSource; // straight to PostgreSQL, not through the proxy
-
-    /** The failure lab with events on, published to the shared broker. */
-    public static class WithEvents extends FailureLabProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            Map<String, String> overrides = new HashMap<>(super.getConfigOverrides());
-            overrides.putAll(new EventsProfile().getConfigOverrides());
-            overrides.remove("ledger.events.relay.poll-interval");
-            return overrides;
-        }
-    }
 
     @BeforeEach
     @AfterEach

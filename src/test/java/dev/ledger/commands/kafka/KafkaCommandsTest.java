@@ -6,8 +6,8 @@ import dev.ledger.AccountLock;
 import dev.ledger.AsyncApiContract;
 import dev.ledger.LedgerApi;
 import dev.ledger.Metrics;
+import dev.ledger.testing.DoorsProfile;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
@@ -45,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * one account's commands, a client's topic created while the service runs.
  */
 @QuarkusTest
-@TestProfile(KafkaCommandsTest.KafkaOn.class)
+@TestProfile(DoorsProfile.class)
 class KafkaCommandsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration BOUND = Duration.ofSeconds(30);
@@ -53,16 +53,6 @@ class KafkaCommandsTest {
 
     @Inject
     Redis redis;
-
-    public static class KafkaOn implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("ledger.messaging.kafka.enabled", "true",
-                    "kafka.bootstrap.servers", KafkaBroker.bootstrap(),
-                    "ledger.database.timeout", "10s", "ledger.messaging.retry-delay", "200ms",
-                    "ledger.idempotency.max-wait", "8s");
-        }
-    }
 
     @BeforeAll
     static void connect() {

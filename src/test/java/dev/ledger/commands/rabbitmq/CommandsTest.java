@@ -8,8 +8,8 @@ import dev.ledger.LedgerApi;
 import dev.ledger.Metrics;
 import dev.ledger.broker.Broker;
 import dev.ledger.broker.BrokerUsers;
+import dev.ledger.testing.DoorsProfile;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
@@ -45,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with publisher confirms.
  */
 @QuarkusTest
-@TestProfile(CommandsTest.Commands.class)
+@TestProfile(DoorsProfile.class)
 class CommandsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration BOUND = Duration.ofSeconds(20);
@@ -55,14 +55,6 @@ class CommandsTest {
     private static Broker guest;
     private String replies;
     private String outcomes;
-
-    public static class Commands implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("ledger.database.timeout", "10s", "ledger.messaging.retry-delay", "200ms",
-                    "ledger.idempotency.max-wait", "8s");
-        }
-    }
 
     @BeforeAll
     static void connect() throws Exception {
