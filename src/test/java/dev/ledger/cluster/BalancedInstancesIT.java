@@ -1,6 +1,8 @@
 package dev.ledger.cluster;
 
-import dev.ledger.PackagedApp;
+import dev.ledger.testing.PackagedApp;
+import dev.ledger.testing.PaymentStorm;
+import dev.ledger.testing.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * instance in turn: readiness DOWN first, in-flight requests finished) fails no request of a client that
  * retries 503s.
  */
-@EnabledIf(value = "dev.ledger.PackagedApp#configured", disabledReason = "needs the local servers (tests.it.* properties)")
+@EnabledIf(value = "dev.ledger.testing.PackagedApp#configured", disabledReason = "needs the local servers (tests.it.* properties)")
 class BalancedInstancesIT {
     private static final int PORT = Integer.getInteger("tests.balanced.port", 18500);
     private static final int INSTANCES = 3;

@@ -1,10 +1,13 @@
 package dev.ledger.cluster;
 
-import dev.ledger.ApiClient;
-import dev.ledger.redis.RedisNode;
 import dev.ledger.dependency.Breaker;
 import dev.ledger.dependency.Breakers;
+import dev.ledger.redis.RedisNode;
 import dev.ledger.redis.RedisNodes;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.PaymentStorm;
+import dev.ledger.testing.RedisCluster;
+import dev.ledger.testing.RedisClusterProfile;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;

@@ -2,8 +2,8 @@ package dev.ledger.crash;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.PackagedApp;
-import dev.ledger.failure.RedisServer;
+import dev.ledger.testing.PackagedApp;
+import dev.ledger.testing.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,13 +1,15 @@
 package dev.ledger.failure;
 
-import dev.ledger.AccountLock;
-import dev.ledger.Storm;
+import dev.ledger.dependency.Breakers;
+import dev.ledger.testing.AccountLock;
+import dev.ledger.testing.FailureLab;
+import dev.ledger.testing.FailureLabProfile;
+import dev.ledger.testing.Storm;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import dev.ledger.dependency.Breakers;
 import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
@@ -22,12 +24,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import static dev.ledger.LedgerApi.balance;
-import static dev.ledger.LedgerApi.entryCount;
-import static dev.ledger.LedgerApi.newAccount;
-import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.postTransaction;
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.balance;
+import static dev.ledger.testing.LedgerApi.entryCount;
+import static dev.ledger.testing.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.postTransaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;

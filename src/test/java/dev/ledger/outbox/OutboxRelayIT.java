@@ -2,9 +2,9 @@ package dev.ledger.outbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.Metrics;
-import dev.ledger.PackagedApp;
-import dev.ledger.PaymentLoad;
+import dev.ledger.testing.Metrics;
+import dev.ledger.testing.PackagedApp;
+import dev.ledger.testing.PaymentLoad;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

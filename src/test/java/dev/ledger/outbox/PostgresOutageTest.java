@@ -1,9 +1,9 @@
 package dev.ledger.outbox;
 
-import dev.ledger.ApiClient;
-import dev.ledger.PaymentLoad;
-import dev.ledger.failure.FailureLab;
-import dev.ledger.failure.FailureLabProfile;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.FailureLab;
+import dev.ledger.testing.FailureLabProfile;
+import dev.ledger.testing.PaymentLoad;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;

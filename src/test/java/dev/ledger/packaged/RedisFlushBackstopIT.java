@@ -1,8 +1,8 @@
 package dev.ledger.packaged;
 
-import dev.ledger.ApiClient;
-import dev.ledger.Storm;
-import dev.ledger.Storm.Answer;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.Storm.Answer;
+import dev.ledger.testing.Storm;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import java.util.Collections;
 import java.util.List;
 
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static dev.ledger.packaged.ContractIT.assertProblem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,6 @@
 package dev.ledger.redis;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.ledger.dependency.Breaker;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.idempotency.IdempotencyKey;
@@ -8,12 +9,11 @@ import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.idempotency.KeyWaiters;
 import dev.ledger.idempotency.RecordedResponse;
 import dev.ledger.idempotency.Reservation;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.ledger.ApiClient;
-import dev.ledger.EventLoopTurn;
-import dev.ledger.cluster.PaymentStorm;
-import dev.ledger.cluster.RedisCluster;
-import dev.ledger.cluster.RedisClusterProfile;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.EventLoopTurn;
+import dev.ledger.testing.PaymentStorm;
+import dev.ledger.testing.RedisCluster;
+import dev.ledger.testing.RedisClusterProfile;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;

@@ -1,4 +1,4 @@
-package dev.ledger;
+package dev.ledger.testing;
 
 import java.net.URI;
 import java.net.http.HttpClient;
