@@ -5,7 +5,7 @@ import dev.ledger.dependency.Breakers;
 import dev.ledger.redis.RedisNode;
 import dev.ledger.redis.RedisNodes;
 import dev.ledger.testing.ApiClient;
-import dev.ledger.testing.PaymentStorm;
+import dev.ledger.testing.PaymentLoad;
 import dev.ledger.testing.RedisCluster;
 import dev.ledger.testing.RedisClusterProfile;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -51,8 +51,8 @@ class RedisClusterFailoverTest {
         breakers.all().forEach(Breaker::reset);
     }
 
-    private PaymentStorm storm(String name) throws Exception {
-        PaymentStorm storm = new PaymentStorm(name, List.of(base.toURI()), ApiClient.DEV.apiKey(), COPIES, false);
+    private PaymentLoad storm(String name) throws Exception {
+        PaymentLoad storm = new PaymentLoad(name, ApiClient.DEV, List.of(base.toURI())).copies(COPIES);
         storm.openAccounts(ACCOUNTS);
         storm.wave();
         return storm;
@@ -68,7 +68,7 @@ class RedisClusterFailoverTest {
 
     @Test
     void aPrimaryKilledMidStormAppliesNothingTwice() throws Exception {
-        PaymentStorm storm = storm("cluster-sigkill");
+        PaymentLoad storm = storm("cluster-sigkill");
         int victim = RedisCluster.primaries().get(0);
         CompletableFuture<Void> chaos = CompletableFuture.runAsync(() -> {
             try {
@@ -86,7 +86,7 @@ class RedisClusterFailoverTest {
 
     @Test
     void aManualFailoverMidStormAppliesNothingTwice() throws Exception {
-        PaymentStorm storm = storm("cluster-failover");
+        PaymentLoad storm = storm("cluster-failover");
         int replica = RedisCluster.replicaOf(RedisCluster.primaries().get(1));
         CompletableFuture<Void> chaos = CompletableFuture.runAsync(() -> RedisCluster.failover(replica));
         storm.wavesUntil(chaos, 3);

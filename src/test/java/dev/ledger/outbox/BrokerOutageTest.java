@@ -104,7 +104,8 @@ class BrokerOutageTest {
     void eventsWaitInPostgresWhileTheBrokerIsDownAndAreAllPublishedOnceItIsBack() throws Exception {
         RabbitMqNode node = Node.node;
         try (EventTap tap = EventTap.durable(node.port(), "ledger-tests-broker-outage")) {
-            PaymentLoad load = new PaymentLoad(List.of(base.toString()), ApiClient.DEV.apiKey(), 8, 25);
+            PaymentLoad load = new PaymentLoad("broker-outage", ApiClient.DEV, List.of(base.toURI()));
+            load.steady(8, 25);
             await().atMost(Duration.ofSeconds(30)).until(() -> tap.deliveries().size() >= 100);
 
             node.stop();

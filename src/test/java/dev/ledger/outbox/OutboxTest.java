@@ -2,8 +2,9 @@ package dev.ledger.outbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.Metrics;
-import dev.ledger.testing.Storm;
+import dev.ledger.testing.PaymentLoad;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -177,7 +178,8 @@ class OutboxTest {
             storm.add(new String[]{newKey(), transaction("CREDIT", sequence, sequence)});
         }
         Collections.shuffle(storm);
-        long applied = Storm.post(base, "/accounts/" + racing + "/transactions", storm).stream()
+        long applied = new PaymentLoad("racing", ApiClient.DEV, List.of(base.toURI()))
+                .burst("/accounts/" + racing + "/transactions", storm).stream()
                 .filter(a -> a.status() == 201).count();
         for (Future<Integer> stream : streams) {
             applied += stream.get(60, TimeUnit.SECONDS);

@@ -71,7 +71,8 @@ class PostgresOutageTest {
     @Test
     void theRelayWaitsWhilePostgresIsDownAndResumesByItself() throws Exception {
         try (EventTap tap = EventTap.onSharedBroker()) {
-            PaymentLoad load = new PaymentLoad(List.of(base.toString()), ApiClient.DEV.apiKey(), 4, 25);
+            PaymentLoad load = new PaymentLoad("postgres-outage", ApiClient.DEV, List.of(base.toURI()));
+            load.steady(4, 25);
             await().atMost(Duration.ofSeconds(30)).until(() -> tap.of(load.accounts()).size() >= 50);
 
             double failedBefore = metric("ledger_events_relay_failures_total");

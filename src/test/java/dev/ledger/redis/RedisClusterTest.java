@@ -11,7 +11,7 @@ import dev.ledger.idempotency.RecordedResponse;
 import dev.ledger.idempotency.Reservation;
 import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.EventLoopTurn;
-import dev.ledger.testing.PaymentStorm;
+import dev.ledger.testing.PaymentLoad;
 import dev.ledger.testing.RedisCluster;
 import dev.ledger.testing.RedisClusterProfile;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -214,7 +214,7 @@ class RedisClusterTest {
     void paymentsAndTheirDuplicatesApplyOnceAcrossThePrimaries() throws Exception {
         given().when().get("/q/health/ready").then().statusCode(200)
                 .body("checks.find { it.name == 'Redis (idempotency fast path)' }.data.redis", equalTo("UP"));
-        PaymentStorm storm = new PaymentStorm("cluster-payments", List.of(base.toURI()), ApiClient.DEV.apiKey(), 3, false);
+        PaymentLoad storm = new PaymentLoad("cluster-payments", ApiClient.DEV, List.of(base.toURI())).copies(3);
         storm.openAccounts(8);
         for (int i = 0; i < 3; i++) {
             storm.wave();

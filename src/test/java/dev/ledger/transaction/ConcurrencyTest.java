@@ -1,7 +1,8 @@
 package dev.ledger.transaction;
 
-import dev.ledger.testing.Storm.Answer;
-import dev.ledger.testing.Storm;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.PaymentLoad;
+import dev.ledger.testing.PaymentLoad.Answer;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,7 @@ class ConcurrencyTest {
     URL base;
 
     private List<Answer> storm(String path, List<String[]> keysAndBodies) throws Exception {
-        return Storm.post(base, path, keysAndBodies);
+        return new PaymentLoad("concurrency", ApiClient.DEV, List.of(base.toURI())).burst(path, keysAndBodies);
     }
 
     @Test
@@ -43,7 +44,7 @@ class ConcurrencyTest {
 
         List<Answer> answers = storm("/accounts/" + account + "/transactions", requests);
 
-        Storm.assertOneOriginalAndTheRestReplaysOrInProgress(answers);
+        PaymentLoad.assertOneOriginalAndTheRestReplaysOrInProgress(answers);
         assertEquals(4242, balance(account));
         assertEquals(1, entryCount(account));
     }
