@@ -1,4 +1,4 @@
-package dev.ledger;
+package dev.ledger.packaged;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.ledger.idempotency.IdempotencyKey;

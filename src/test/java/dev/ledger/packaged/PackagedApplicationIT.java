@@ -1,4 +1,4 @@
-package dev.ledger;
+package dev.ledger.packaged;
 
 import dev.ledger.testing.PackagedApp;
 import org.junit.jupiter.api.AfterAll;
