@@ -2,6 +2,7 @@ package dev.ledger;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.testing.AsyncApiContract;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

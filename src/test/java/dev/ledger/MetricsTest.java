@@ -1,5 +1,6 @@
 package dev.ledger;
 
+import dev.ledger.testing.Metrics;
 import org.junit.jupiter.api.Test;
 
 import java.util.OptionalDouble;

@@ -1,6 +1,6 @@
 package dev.ledger.account;
 
-import dev.ledger.EventLoopTurn;
+import dev.ledger.testing.EventLoopTurn;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
@@ -23,8 +23,8 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
-import static dev.ledger.LedgerApi.credit;
-import static dev.ledger.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.credit;
+import static dev.ledger.testing.LedgerApi.newAccount;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;

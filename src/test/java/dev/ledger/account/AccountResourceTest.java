@@ -1,15 +1,15 @@
 package dev.ledger.account;
 
-import dev.ledger.LedgerApi;
+import dev.ledger.testing.LedgerApi;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
 
-import static dev.ledger.LedgerApi.given;
-import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.openAccount;
+import static dev.ledger.testing.LedgerApi.given;
+import static dev.ledger.testing.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.openAccount;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,6 +1,9 @@
 package dev.ledger.cluster;
 
-import dev.ledger.PackagedApp;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.PackagedApp;
+import dev.ledger.testing.PaymentLoad;
+import dev.ledger.testing.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,13 +40,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * instance in turn: readiness DOWN first, in-flight requests finished) fails no request of a client that
  * retries 503s.
  */
-@EnabledIf(value = "dev.ledger.PackagedApp#configured", disabledReason = "needs the local servers (tests.it.* properties)")
+@EnabledIf(value = "dev.ledger.testing.PackagedApp#configured", disabledReason = "needs the local servers (tests.it.* properties)")
 class BalancedInstancesIT {
     private static final int PORT = Integer.getInteger("tests.balanced.port", 18500);
     private static final int INSTANCES = 3;
     private static final Path DIR = Path.of("/tmp/ledger-balanced-" + PORT);
     private static final String DATABASE = PackagedApp.DATABASE + "_balanced";
     private static final String API_KEY = "balanced-key-0123456789abcdef";
+    private static final ApiClient CLIENT = new ApiClient("balanced", API_KEY);
     private static final URI BALANCER = URI.create("http://127.0.0.1:" + PORT + "/");
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -123,7 +127,7 @@ class BalancedInstancesIT {
             instances.add(direct(i));
         }
         // each of 30 copies of every key to instance (copy mod 3), all at once
-        PaymentStorm storm = new PaymentStorm("balanced-duplicates", instances, API_KEY, 30, false);
+        PaymentLoad storm = new PaymentLoad("balanced-duplicates", CLIENT, instances).copies(30);
         storm.openAccounts(4);
         storm.wave();
         storm.wave();
@@ -132,7 +136,7 @@ class BalancedInstancesIT {
 
     @Test
     void anInstanceKilledMidStormAppliesNoKeyTwiceForClientsRetryingThroughTheBalancer() throws Exception {
-        PaymentStorm storm = new PaymentStorm("balanced-sigkill", List.of(BALANCER), API_KEY, 2, true);
+        PaymentLoad storm = new PaymentLoad("balanced-sigkill", CLIENT, List.of(BALANCER)).copies(2).cutConnectionsExpected();
         storm.openAccounts(24);
         storm.wave();
         ProcessHandle victim = instance(2);
@@ -146,7 +150,7 @@ class BalancedInstancesIT {
 
     @Test
     void aRollingRestartFailsNoRequestOfAClientThatRetries503s() throws Exception {
-        PaymentStorm storm = new PaymentStorm("balanced-rolling-restart", List.of(BALANCER), API_KEY, 2, false);
+        PaymentLoad storm = new PaymentLoad("balanced-rolling-restart", CLIENT, List.of(BALANCER)).copies(2);
         storm.openAccounts(24);
         storm.wave();
         List<Integer> readinessDownBeforeExit = new ArrayList<>();
@@ -173,7 +177,7 @@ class BalancedInstancesIT {
                 waves, INSTANCES, readinessDownBeforeExit);
         assertEquals(List.of(1, 2, 3), readinessDownBeforeExit, "each instance reported not ready while still running");
         assertEquals(0, storm.reconcile(), "double applications");
-        assertTrue(storm.answersByStatus().keySet().stream().allMatch(status -> status.equals("201") || status.equals("409") || status.equals("503")),
-                "answers: " + storm.answersByStatus());
+        assertTrue(storm.statuses().keySet().stream().allMatch(status -> status == 201 || status == 409 || status == 503),
+                "answers: " + storm.statuses());
     }
 }

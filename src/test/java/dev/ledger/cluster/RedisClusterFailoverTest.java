@@ -1,10 +1,13 @@
 package dev.ledger.cluster;
 
-import dev.ledger.ApiClient;
-import dev.ledger.redis.RedisNode;
 import dev.ledger.dependency.Breaker;
 import dev.ledger.dependency.Breakers;
+import dev.ledger.redis.RedisNode;
 import dev.ledger.redis.RedisNodes;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.PaymentLoad;
+import dev.ledger.testing.RedisCluster;
+import dev.ledger.testing.RedisClusterProfile;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -48,8 +51,8 @@ class RedisClusterFailoverTest {
         breakers.all().forEach(Breaker::reset);
     }
 
-    private PaymentStorm storm(String name) throws Exception {
-        PaymentStorm storm = new PaymentStorm(name, List.of(base.toURI()), ApiClient.DEV.apiKey(), COPIES, false);
+    private PaymentLoad storm(String name) throws Exception {
+        PaymentLoad storm = new PaymentLoad(name, ApiClient.DEV, List.of(base.toURI())).copies(COPIES);
         storm.openAccounts(ACCOUNTS);
         storm.wave();
         return storm;
@@ -65,7 +68,7 @@ class RedisClusterFailoverTest {
 
     @Test
     void aPrimaryKilledMidStormAppliesNothingTwice() throws Exception {
-        PaymentStorm storm = storm("cluster-sigkill");
+        PaymentLoad storm = storm("cluster-sigkill");
         int victim = RedisCluster.primaries().get(0);
         CompletableFuture<Void> chaos = CompletableFuture.runAsync(() -> {
             try {
@@ -83,7 +86,7 @@ class RedisClusterFailoverTest {
 
     @Test
     void aManualFailoverMidStormAppliesNothingTwice() throws Exception {
-        PaymentStorm storm = storm("cluster-failover");
+        PaymentLoad storm = storm("cluster-failover");
         int replica = RedisCluster.replicaOf(RedisCluster.primaries().get(1));
         CompletableFuture<Void> chaos = CompletableFuture.runAsync(() -> RedisCluster.failover(replica));
         storm.wavesUntil(chaos, 3);

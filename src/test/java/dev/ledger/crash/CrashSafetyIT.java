@@ -1,9 +1,12 @@
 package dev.ledger.crash;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.PackagedApp;
-import dev.ledger.failure.RedisServer;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.PackagedApp;
+import dev.ledger.testing.PaymentLoad;
+import dev.ledger.testing.PaymentLoad.Answer;
+import dev.ledger.testing.PaymentLoad.Payment;
+import dev.ledger.testing.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -11,9 +14,6 @@ import org.junit.jupiter.api.condition.EnabledIf;
 
 import java.io.File;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -52,45 +52,17 @@ class CrashSafetyIT {
     private static final int RESTART_ROUNDS = 4;
     private static final int BURST = 40;
     private static final int ACCOUNTS = 4;
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String API_KEY = "crash-safety-key-0123456789abcdef";
 
     private static PostgresServer postgres;
     private static RedisServer redis;
     private static PackagedApp app;
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final ScheduledExecutorService CHAOS = Executors.newSingleThreadScheduledExecutor();
 
-    /** One idempotent request: its key, path and body never change across retries. */
-    record Request(String key, String account, String body) {
-    }
-
-    record Answer(int status, String body, boolean replayed) {
-        static final Answer NONE = new Answer(-1, "", false);
-
-        String type() {
-            return json().path("type").asText("");
-        }
-
-        JsonNode json() {
-            try {
-                return JSON.readTree(body);
-            } catch (Exception e) {
-                return JSON.createObjectNode();
-            }
-        }
-
-        /** An answer that is final for the key (recorded for replay). */
-        boolean definitive() {
-            return status == 201 || status == 404
-                    || (status == 409 && type().equals("/problems/stale-sequence"))
-                    || (status == 422 && type().equals("/problems/insufficient-funds"));
-        }
-    }
-
-    private final Map<String, Request> requests = new LinkedHashMap<>();
+    /** Created after the application started (JUnit constructs the test after {@code @BeforeAll}). */
+    private final PaymentLoad load = new PaymentLoad("crash", new ApiClient("crash", API_KEY), List.of(URI.create(app.baseUrl())));
+    private final Map<String, Payment> requests = new LinkedHashMap<>();
     private final Map<String, Answer> originals = new HashMap<>();
-    private final Map<String, Long> nextSequence = new HashMap<>();
     private int crashes;
     private int retries;
     /** Requests whose first attempt got no final answer (cut by the crash, 503, or in progress). */
@@ -133,52 +105,41 @@ class CrashSafetyIT {
         }
     }
 
-    private CompletableFuture<Answer> send(String path, String key, String body) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(app.baseUrl() + path))
-                .timeout(Duration.ofSeconds(15))
-                .header("Content-Type", "application/json")
-                .header("Authorization", "Bearer " + API_KEY)
-                .header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-        return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-                .thenApply(r -> new Answer(r.statusCode(), r.body(),
-                        "true".equals(r.headers().firstValue("Idempotent-Replayed").orElse(null))))
-                .exceptionally(failure -> Answer.NONE); // connection refused or cut: no answer
-    }
-
-    private CompletableFuture<Answer> send(Request request) {
-        return send("/accounts/" + request.account() + "/transactions", request.key(), request.body());
+    /** An answer that is final for the key (recorded for replay). */
+    private static boolean definitive(Answer answer) {
+        int status = answer.status();
+        return status == 201 || status == 404
+                || (status == 409 && answer.type().equals("/problems/stale-sequence"))
+                || (status == 422 && answer.type().equals("/problems/insufficient-funds"));
     }
 
     /** Remembers a key's first definitive answer; any later one must be the same answer, replayed. */
-    private void observe(Request request, Answer answer) {
+    private void observe(Payment request, Answer answer) {
         if (answer.status() == 422 && answer.type().equals("/problems/idempotency-key-reused")) {
             fail("key " + request.key() + " reported as reused: " + answer.body());
         }
         if (answer.status() == 500) {
             fail("500 for " + request.key() + ": " + answer.body());
         }
-        if (!answer.definitive()) {
+        if (!definitive(answer)) {
             return;
         }
         Answer original = originals.putIfAbsent(request.key(), answer);
         if (original != null) {
             assertEquals(original.status(), answer.status(), "key " + request.key() + " changed its answer");
             assertEquals(original.body(), answer.body(), "key " + request.key() + " changed its answer");
-            assertTrue(answer.replayed(), "key " + request.key() + " executed again instead of replaying");
+            assertTrue(answer.isReplay(), "key " + request.key() + " executed again instead of replaying");
         }
     }
 
-    private List<Request> burst(Random random, List<String> accounts, int round) {
-        List<Request> burst = new ArrayList<>();
+    private List<Payment> burst(Random random, List<String> accounts, int round) {
+        List<Payment> burst = new ArrayList<>();
         for (int i = 0; i < BURST; i++) {
             String account = accounts.get(random.nextInt(accounts.size()));
-            long sequence = nextSequence.merge(account, 1L, Long::sum);
             boolean debit = random.nextInt(4) == 0;
             long amount = debit ? 1 + random.nextInt(3_000) : 1 + random.nextInt(1_000);
-            String body = "{\"type\":\"" + (debit ? "DEBIT" : "CREDIT") + "\",\"amount\":" + amount
-                    + ",\"sequence\":" + sequence + ",\"reference\":\"crash-" + round + "-" + i + "\"}";
-            Request request = new Request("crash-" + round + "-" + i + "-" + random.nextInt(1_000_000), account, body);
+            Payment request = load.payment(account, debit ? "DEBIT" : "CREDIT", amount,
+                    "crash-" + round + "-" + i + "-" + random.nextInt(1_000_000));
             requests.put(request.key(), request);
             burst.add(request);
         }
@@ -187,18 +148,18 @@ class CrashSafetyIT {
 
     /** Sends a burst while the chaos action strikes at a varying moment, then retries every key to a final answer. */
     private void round(Random random, List<String> accounts, int round, Runnable chaos, boolean restartApp) throws Exception {
-        List<Request> burst = burst(random, accounts, round);
+        List<Payment> burst = burst(random, accounts, round);
         int total = KILL_ROUNDS + FLUSH_ROUNDS + RESTART_ROUNDS;
         System.out.printf("[crash-safety] round %d of %d (%s): %d requests; so far %d keys, %d retries, %d crashes%n",
                 round + 1, total, round < KILL_ROUNDS ? "SIGKILL" : round < KILL_ROUNDS + FLUSH_ROUNDS ? "Redis flush"
                         : "Redis and Postgres restart", burst.size(), requests.size(), retries, crashes);
         ScheduledFuture<?> strike = CHAOS.schedule(chaos, random.nextInt(250), TimeUnit.MILLISECONDS);
-        List<CompletableFuture<Answer>> answers = burst.stream().map(this::send).toList();
+        List<CompletableFuture<Answer>> answers = burst.stream().map(load::send).toList();
         CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
         strike.get(120, TimeUnit.SECONDS);
         for (int i = 0; i < burst.size(); i++) {
             Answer first = answers.get(i).get();
-            if (!first.definitive()) {
+            if (!definitive(first)) {
                 interrupted++;
             }
             observe(burst.get(i), first);
@@ -206,25 +167,19 @@ class CrashSafetyIT {
         if (restartApp) {
             app.restart();
         }
-        for (Request request : burst) {
-            Answer[] last = {Answer.NONE};
+        for (Payment request : burst) {
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
                 retries++;
-                last[0] = send(request).get(30, TimeUnit.SECONDS);
-                observe(request, last[0]);
-                return last[0].definitive();
+                Answer last = load.send(request).get(30, TimeUnit.SECONDS);
+                observe(request, last);
+                return definitive(last);
             });
         }
     }
 
     @Test
     void everyKeyIsAppliedAtMostOnceThroughCrashesFlushesAndRestarts() throws Exception {
-        List<String> accounts = new ArrayList<>();
-        for (int i = 0; i < ACCOUNTS; i++) {
-            Answer opened = send("/accounts", "crash-open-" + i, "{\"currency\":\"EUR\"}").get(30, TimeUnit.SECONDS);
-            assertEquals(201, opened.status(), opened.body());
-            accounts.add(opened.json().get("id").asText());
-        }
+        List<String> accounts = load.openAccounts(ACCOUNTS);
 
         int round = 0;
         for (int i = 0; i < KILL_ROUNDS; i++, round++) {
@@ -253,9 +208,9 @@ class CrashSafetyIT {
 
         // Every key replays its original answer from Postgres alone.
         flushRedis();
-        for (Request request : requests.values()) {
-            Answer replay = send(request).get(30, TimeUnit.SECONDS);
-            assertTrue(replay.replayed(), "no replay for " + request.key() + ": " + replay.body());
+        for (Payment request : requests.values()) {
+            Answer replay = load.send(request).get(30, TimeUnit.SECONDS);
+            assertTrue(replay.isReplay(), "no replay for " + request.key() + ": " + replay.body());
             observe(request, replay);
         }
 

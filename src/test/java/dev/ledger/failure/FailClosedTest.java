@@ -1,21 +1,23 @@
 package dev.ledger.failure;
 
+import dev.ledger.dependency.Breakers;
+import dev.ledger.testing.FailureLab;
+import dev.ledger.testing.FailureLabProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import dev.ledger.dependency.Breakers;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
-import static dev.ledger.LedgerApi.balance;
-import static dev.ledger.LedgerApi.credit;
-import static dev.ledger.LedgerApi.newAccount;
-import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.postTransaction;
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.balance;
+import static dev.ledger.testing.LedgerApi.credit;
+import static dev.ledger.testing.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.postTransaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;

@@ -1,13 +1,16 @@
 package dev.ledger.failure;
 
-import dev.ledger.AccountLock;
-import dev.ledger.Storm;
+import dev.ledger.dependency.Breakers;
+import dev.ledger.testing.AccountLock;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.FailureLab;
+import dev.ledger.testing.FailureLabProfile;
+import dev.ledger.testing.PaymentLoad;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import dev.ledger.dependency.Breakers;
 import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
@@ -22,12 +25,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import static dev.ledger.LedgerApi.balance;
-import static dev.ledger.LedgerApi.entryCount;
-import static dev.ledger.LedgerApi.newAccount;
-import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.postTransaction;
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.balance;
+import static dev.ledger.testing.LedgerApi.entryCount;
+import static dev.ledger.testing.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.postTransaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
@@ -98,11 +101,11 @@ class RedisFailureTest {
         String account = newAccount();
         FailureLab.redisProxy().cut();
         String key = newKey();
-        List<Storm.Answer> answers = Storm.post(base, "/accounts/" + account + "/transactions",
-                Collections.nCopies(30, new String[]{key, transaction("CREDIT", 99, 1)}));
+        List<PaymentLoad.Answer> answers = new PaymentLoad("duplicates", ApiClient.DEV, List.of(base.toURI()))
+                .burst("/accounts/" + account + "/transactions", Collections.nCopies(30, new String[]{key, transaction("CREDIT", 99, 1)}));
         long fresh = answers.stream().filter(a -> a.status() == 201 && a.replayed() == null).count();
         assertEquals(1, fresh);
-        for (Storm.Answer answer : answers) {
+        for (PaymentLoad.Answer answer : answers) {
             // without Redis nobody answers 409 in-progress: duplicates wait on the record and replay
             assertEquals(201, answer.status(), answer.body());
             assertEquals(answers.get(0).json().get("id"), answer.json().get("id"));

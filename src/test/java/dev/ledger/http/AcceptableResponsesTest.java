@@ -1,6 +1,6 @@
 package dev.ledger.http;
 
-import dev.ledger.ApiClient;
+import dev.ledger.testing.ApiClient;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
@@ -13,13 +13,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.net.URL;
 import java.util.List;
 
-import static dev.ledger.LedgerApi.balance;
-import static dev.ledger.LedgerApi.given;
-import static dev.ledger.LedgerApi.newAccount;
-import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.openAccount;
-import static dev.ledger.LedgerApi.postTransaction;
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.balance;
+import static dev.ledger.testing.LedgerApi.given;
+import static dev.ledger.testing.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.openAccount;
+import static dev.ledger.testing.LedgerApi.postTransaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,14 +1,14 @@
 package dev.ledger.http;
 
-import dev.ledger.ApiClient;
+import dev.ledger.testing.ApiClient;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 import java.net.Socket;
 import java.net.URL;
@@ -17,15 +17,15 @@ import java.util.HexFormat;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 
-import static dev.ledger.LedgerApi.balance;
-import static dev.ledger.LedgerApi.credit;
-import static dev.ledger.LedgerApi.entryCount;
-import static dev.ledger.LedgerApi.given;
-import static dev.ledger.LedgerApi.lastSequence;
-import static dev.ledger.LedgerApi.newAccount;
-import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.postTransaction;
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.balance;
+import static dev.ledger.testing.LedgerApi.credit;
+import static dev.ledger.testing.LedgerApi.entryCount;
+import static dev.ledger.testing.LedgerApi.given;
+import static dev.ledger.testing.LedgerApi.lastSequence;
+import static dev.ledger.testing.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.postTransaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

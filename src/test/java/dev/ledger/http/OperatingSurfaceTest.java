@@ -1,9 +1,9 @@
 package dev.ledger.http;
 
-import dev.ledger.ApiClient;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.LedgerApi;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.LedgerApi;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
@@ -159,7 +159,7 @@ class OperatingSurfaceTest {
         given().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
                 .body("checks.name", hasItems(containsString("PostgreSQL"), containsString("Redis")));
         // the HTTP server timer exists once a request was served, whatever ran before this test
-        dev.ledger.ApiClient.DEV.given().when().get("/accounts/" + java.util.UUID.randomUUID()).then().statusCode(404);
+        dev.ledger.testing.ApiClient.DEV.given().when().get("/accounts/" + java.util.UUID.randomUUID()).then().statusCode(404);
         given().when().get("/q/metrics").then().statusCode(200).body(containsString("http_server_requests"))
                 .body(containsString("ft_circuitbreaker_state_current{method=\"redis\",state=\"closed\"} 1.0"))
                 .body(containsString("ledger_redis_commands_total"), containsString("ledger_redis_writes_total"),
@@ -168,13 +168,13 @@ class OperatingSurfaceTest {
 
     @Test
     void postMetricsNameTheirPathTemplatesNotIds() {
-        String account = dev.ledger.LedgerApi.newAccount();
-        String key = dev.ledger.LedgerApi.newKey();
-        String body = dev.ledger.LedgerApi.transaction("CREDIT", 5, 1);
-        dev.ledger.LedgerApi.postTransaction(account, key, body).then().statusCode(201);
+        String account = dev.ledger.testing.LedgerApi.newAccount();
+        String key = dev.ledger.testing.LedgerApi.newKey();
+        String body = dev.ledger.testing.LedgerApi.transaction("CREDIT", 5, 1);
+        dev.ledger.testing.LedgerApi.postTransaction(account, key, body).then().statusCode(201);
         // the replay and the 4xx are answered by the POST route itself, before any JAX-RS resource
-        dev.ledger.LedgerApi.postTransaction(account, key, body).then().statusCode(201).header("Idempotent-Replayed", "true");
-        dev.ledger.LedgerApi.postTransaction(account, key, dev.ledger.LedgerApi.transaction("CREDIT", 6, 1)).then().statusCode(422);
+        dev.ledger.testing.LedgerApi.postTransaction(account, key, body).then().statusCode(201).header("Idempotent-Replayed", "true");
+        dev.ledger.testing.LedgerApi.postTransaction(account, key, dev.ledger.testing.LedgerApi.transaction("CREDIT", 6, 1)).then().statusCode(422);
         String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
         assertFalse(metrics.contains(account), "an account id is in /q/metrics");
         assertTrue(metrics.matches("(?s).*http_server_requests_seconds_count\\{method=\"POST\",outcome=\"SUCCESS\",status=\"201\",uri=\"/accounts/\\{id}/transactions\"}.*"), metrics);

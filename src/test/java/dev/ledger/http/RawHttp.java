@@ -1,7 +1,7 @@
 package dev.ledger.http;
 
-import dev.ledger.ApiClient;
-import dev.ledger.LedgerApi;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.LedgerApi;
 import io.restassured.path.json.JsonPath;
 
 import java.io.ByteArrayOutputStream;

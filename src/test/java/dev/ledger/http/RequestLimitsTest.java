@@ -1,6 +1,6 @@
 package dev.ledger.http;
 
-import dev.ledger.ApiClient;
+import dev.ledger.testing.ApiClient;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Test;
@@ -8,9 +8,9 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.URL;
 
-import static dev.ledger.LedgerApi.balance;
-import static dev.ledger.LedgerApi.newAccount;
-import static dev.ledger.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.balance;
+import static dev.ledger.testing.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.newKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

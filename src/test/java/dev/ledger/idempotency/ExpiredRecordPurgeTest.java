@@ -15,8 +15,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 
-import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.openAccount;
+import static dev.ledger.testing.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.openAccount;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 

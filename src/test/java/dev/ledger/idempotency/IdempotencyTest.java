@@ -1,8 +1,8 @@
 package dev.ledger.idempotency;
 
-import dev.ledger.redis.RedisIdempotencyStore;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.ApiClient;
+import dev.ledger.redis.RedisIdempotencyStore;
+import dev.ledger.testing.ApiClient;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -13,15 +13,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import static dev.ledger.LedgerApi.balance;
-import static dev.ledger.LedgerApi.credit;
-import static dev.ledger.LedgerApi.entryCount;
-import static dev.ledger.LedgerApi.newAccount;
-import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.openAccount;
-import static dev.ledger.LedgerApi.post;
-import static dev.ledger.LedgerApi.postTransaction;
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.balance;
+import static dev.ledger.testing.LedgerApi.credit;
+import static dev.ledger.testing.LedgerApi.entryCount;
+import static dev.ledger.testing.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.openAccount;
+import static dev.ledger.testing.LedgerApi.post;
+import static dev.ledger.testing.LedgerApi.postTransaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,9 +1,9 @@
 package dev.ledger.idempotency;
 
-import dev.ledger.AccountLock;
-import dev.ledger.LedgerApi;
-import dev.ledger.Metrics;
+import dev.ledger.testing.AccountLock;
 import dev.ledger.testing.DoorsProfile;
+import dev.ledger.testing.LedgerApi;
+import dev.ledger.testing.Metrics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

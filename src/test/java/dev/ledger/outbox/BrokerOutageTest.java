@@ -1,9 +1,9 @@
 package dev.ledger.outbox;
 
-import dev.ledger.ApiClient;
-import dev.ledger.PaymentLoad;
-import dev.ledger.broker.RabbitMqNode;
 import dev.ledger.config.LedgerConfig;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.PaymentLoad;
+import dev.ledger.testing.RabbitMqNode;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(BrokerOutageTest.OwnBroker.class)
-@EnabledIf(value = "dev.ledger.broker.RabbitMqNode#installed", disabledReason = "needs rabbitmq-server (bash .ci/services)")
+@EnabledIf(value = "dev.ledger.testing.RabbitMqNode#installed", disabledReason = "needs rabbitmq-server (bash .ci/services)")
 class BrokerOutageTest {
     /** How long the broker stays down ({@code tests.broker-outage-seconds}). */
     static final long OUTAGE_SECONDS = Long.getLong("tests.broker-outage-seconds", 20);
@@ -104,7 +104,8 @@ class BrokerOutageTest {
     void eventsWaitInPostgresWhileTheBrokerIsDownAndAreAllPublishedOnceItIsBack() throws Exception {
         RabbitMqNode node = Node.node;
         try (EventTap tap = EventTap.durable(node.port(), "ledger-tests-broker-outage")) {
-            PaymentLoad load = new PaymentLoad(List.of(base.toString()), ApiClient.DEV.apiKey(), 8, 25);
+            PaymentLoad load = new PaymentLoad("broker-outage", ApiClient.DEV, List.of(base.toURI()));
+            load.steady(8, 25);
             await().atMost(Duration.ofSeconds(30)).until(() -> tap.deliveries().size() >= 100);
 
             node.stop();

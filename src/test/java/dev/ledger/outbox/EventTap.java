@@ -6,8 +6,8 @@ import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
-import dev.ledger.AsyncApiContract;
-import dev.ledger.broker.BrokerUsers;
+import dev.ledger.testing.AsyncApiContract;
+import dev.ledger.testing.BrokerUsers;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -17,8 +17,8 @@ import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
 
-import static dev.ledger.LedgerApi.credit;
-import static dev.ledger.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.credit;
+import static dev.ledger.testing.LedgerApi.newAccount;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;

@@ -1,9 +1,9 @@
 package dev.ledger.outbox;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.Metrics;
-import dev.ledger.broker.BrokerUsers;
-import dev.ledger.commands.kafka.KafkaBroker;
+import dev.ledger.testing.BrokerUsers;
+import dev.ledger.testing.KafkaBroker;
+import dev.ledger.testing.Metrics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -25,8 +25,8 @@ import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
-import static dev.ledger.LedgerApi.credit;
-import static dev.ledger.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.credit;
+import static dev.ledger.testing.LedgerApi.newAccount;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;

@@ -2,13 +2,15 @@ package dev.ledger.outbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.Metrics;
-import dev.ledger.PackagedApp;
-import dev.ledger.PaymentLoad;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.Metrics;
+import dev.ledger.testing.PackagedApp;
+import dev.ledger.testing.PaymentLoad;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -157,7 +159,9 @@ class OutboxRelayIT {
         // Its own events reach the broker through the others' polls.
         PackagedApp c = start("c-no-broker", NO_BROKER, Map.of());
 
-        PaymentLoad load = new PaymentLoad(List.of(a.baseUrl(), b.baseUrl(), c.baseUrl()), API_KEY, 9, 40);
+        PaymentLoad load = new PaymentLoad("relays", new ApiClient("it", API_KEY),
+                List.of(URI.create(a.baseUrl()), URI.create(b.baseUrl()), URI.create(c.baseUrl())));
+        load.steady(9, 40);
         await().atMost(Duration.ofSeconds(120)).until(() -> tap.of(load.accounts()).size() >= 3000);
         load.stop();
         await().atMost(Duration.ofSeconds(60)).until(() -> unpublished() == 0);

@@ -2,8 +2,9 @@ package dev.ledger.outbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.Metrics;
-import dev.ledger.Storm;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.Metrics;
+import dev.ledger.testing.PaymentLoad;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -28,12 +29,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import static dev.ledger.LedgerApi.credit;
-import static dev.ledger.LedgerApi.newAccount;
-import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.openAccount;
-import static dev.ledger.LedgerApi.postTransaction;
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.credit;
+import static dev.ledger.testing.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.openAccount;
+import static dev.ledger.testing.LedgerApi.postTransaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -177,7 +178,8 @@ class OutboxTest {
             storm.add(new String[]{newKey(), transaction("CREDIT", sequence, sequence)});
         }
         Collections.shuffle(storm);
-        long applied = Storm.post(base, "/accounts/" + racing + "/transactions", storm).stream()
+        long applied = new PaymentLoad("racing", ApiClient.DEV, List.of(base.toURI()))
+                .burst("/accounts/" + racing + "/transactions", storm).stream()
                 .filter(a -> a.status() == 201).count();
         for (Future<Integer> stream : streams) {
             applied += stream.get(60, TimeUnit.SECONDS);

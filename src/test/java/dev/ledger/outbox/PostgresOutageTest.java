@@ -1,9 +1,9 @@
 package dev.ledger.outbox;
 
-import dev.ledger.ApiClient;
-import dev.ledger.PaymentLoad;
-import dev.ledger.failure.FailureLab;
-import dev.ledger.failure.FailureLabProfile;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.FailureLab;
+import dev.ledger.testing.FailureLabProfile;
+import dev.ledger.testing.PaymentLoad;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -58,7 +58,8 @@ class PostgresOutageTest {
     @Test
     void theRelayWaitsWhilePostgresIsDownAndResumesByItself() throws Exception {
         try (EventTap tap = EventTap.onSharedBroker()) {
-            PaymentLoad load = new PaymentLoad(List.of(base.toString()), ApiClient.DEV.apiKey(), 4, 25);
+            PaymentLoad load = new PaymentLoad("postgres-outage", ApiClient.DEV, List.of(base.toURI()));
+            load.steady(4, 25);
             await().atMost(Duration.ofSeconds(30)).until(() -> tap.of(load.accounts()).size() >= 50);
 
             double failedBefore = metric("ledger_events_relay_failures_total");

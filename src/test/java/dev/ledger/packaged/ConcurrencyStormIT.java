@@ -1,8 +1,8 @@
 package dev.ledger.packaged;
 
-import dev.ledger.ApiClient;
-import dev.ledger.Storm;
-import dev.ledger.Storm.Answer;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.PaymentLoad;
+import dev.ledger.testing.PaymentLoad.Answer;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import java.util.Collections;
 import java.util.List;
 
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -31,7 +31,7 @@ class ConcurrencyStormIT {
         String key = ApiClient.newKey();
         String body = transaction("CREDIT", 4242, 1);
 
-        List<Answer> answers = Storm.post(CLIENT, PackagedAppConfig.baseUrl(), "/accounts/" + id + "/transactions",
+        List<Answer> answers = storm().burst("/accounts/" + id + "/transactions",
                 Collections.nCopies(STORM, new String[]{key, body}));
 
         String original = assertOneOriginalAndTheRestReplaysOrInProgress(answers);
@@ -47,7 +47,7 @@ class ConcurrencyStormIT {
     void opensOneAccountForAStormOfOneOpen() throws Exception {
         String key = ApiClient.newKey();
 
-        List<Answer> answers = Storm.post(CLIENT, PackagedAppConfig.baseUrl(), "/accounts",
+        List<Answer> answers = storm().burst("/accounts",
                 Collections.nCopies(STORM, new String[]{key, "{\"currency\":\"NOK\"}"}));
 
         String original = assertOneOriginalAndTheRestReplaysOrInProgress(answers);
@@ -55,9 +55,14 @@ class ConcurrencyStormIT {
         assertEquals(original, after.asString(), "the one account opened is the one every replay names");
     }
 
+    /** Bursts as {@link #CLIENT} to the packaged application. */
+    static PaymentLoad storm() throws Exception {
+        return new PaymentLoad("storm", CLIENT, List.of(PackagedAppConfig.baseUrl().toURI()));
+    }
+
     /** Answers the original's body. */
     static String assertOneOriginalAndTheRestReplaysOrInProgress(List<Answer> answers) {
         assertEquals(STORM, answers.size());
-        return Storm.assertOneOriginalAndTheRestReplaysOrInProgress(answers);
+        return PaymentLoad.assertOneOriginalAndTheRestReplaysOrInProgress(answers);
     }
 }

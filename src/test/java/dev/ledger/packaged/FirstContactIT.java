@@ -1,6 +1,6 @@
 package dev.ledger.packaged;
 
-import dev.ledger.PackagedApp;
+import dev.ledger.testing.PackagedApp;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 

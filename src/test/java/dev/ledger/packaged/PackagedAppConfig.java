@@ -1,7 +1,7 @@
 package dev.ledger.packaged;
 
-import dev.ledger.ApiClient;
-import dev.ledger.PackagedApp;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.PackagedApp;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.restassured.RestAssured;
 

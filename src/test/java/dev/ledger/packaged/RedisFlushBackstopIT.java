@@ -1,8 +1,7 @@
 package dev.ledger.packaged;
 
-import dev.ledger.ApiClient;
-import dev.ledger.Storm;
-import dev.ledger.Storm.Answer;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.PaymentLoad.Answer;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
@@ -12,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import java.util.Collections;
 import java.util.List;
 
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static dev.ledger.packaged.ContractIT.assertProblem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -80,7 +79,7 @@ class RedisFlushBackstopIT {
         redis.flush();
 
         // Every duplicate now misses in Redis at once and races to Postgres, which holds the record.
-        List<Answer> answers = Storm.post(CLIENT, PackagedAppConfig.baseUrl(), "/accounts/" + id + "/transactions",
+        List<Answer> answers = ConcurrencyStormIT.storm().burst("/accounts/" + id + "/transactions",
                 Collections.nCopies(ConcurrencyStormIT.STORM, new String[]{key, body}));
 
         for (Answer answer : answers) {

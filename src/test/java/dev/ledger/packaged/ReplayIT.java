@@ -1,6 +1,6 @@
 package dev.ledger.packaged;
 
-import dev.ledger.ApiClient;
+import dev.ledger.testing.ApiClient;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static dev.ledger.packaged.ContractIT.assertProblem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

@@ -77,7 +77,7 @@ class SwaggerUiWalkIT {
         deleteRecursively(shots);
         List<String> command = new java.util.ArrayList<>(List.of("node", ASYNCAPI_WALK.toString(),
                 PackagedAppConfig.baseUrl().toString(), shots.toString()));
-        var channels = dev.ledger.AsyncApiContract.DOCUMENT.path("channels").fields();
+        var channels = dev.ledger.testing.AsyncApiContract.DOCUMENT.path("channels").fields();
         while (channels.hasNext()) {
             var channel = channels.next();
             command.add(channel.getKey() + "=" + channel.getValue().path("address").asText());

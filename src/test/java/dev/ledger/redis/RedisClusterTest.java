@@ -1,5 +1,6 @@
 package dev.ledger.redis;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.ledger.dependency.Breaker;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.idempotency.IdempotencyKey;
@@ -8,12 +9,11 @@ import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.idempotency.KeyWaiters;
 import dev.ledger.idempotency.RecordedResponse;
 import dev.ledger.idempotency.Reservation;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.ledger.ApiClient;
-import dev.ledger.EventLoopTurn;
-import dev.ledger.cluster.PaymentStorm;
-import dev.ledger.cluster.RedisCluster;
-import dev.ledger.cluster.RedisClusterProfile;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.EventLoopTurn;
+import dev.ledger.testing.PaymentLoad;
+import dev.ledger.testing.RedisCluster;
+import dev.ledger.testing.RedisClusterProfile;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -214,7 +214,7 @@ class RedisClusterTest {
     void paymentsAndTheirDuplicatesApplyOnceAcrossThePrimaries() throws Exception {
         given().when().get("/q/health/ready").then().statusCode(200)
                 .body("checks.find { it.name == 'Redis (idempotency fast path)' }.data.redis", equalTo("UP"));
-        PaymentStorm storm = new PaymentStorm("cluster-payments", List.of(base.toURI()), ApiClient.DEV.apiKey(), 3, false);
+        PaymentLoad storm = new PaymentLoad("cluster-payments", ApiClient.DEV, List.of(base.toURI())).copies(3);
         storm.openAccounts(8);
         for (int i = 0; i < 3; i++) {
             storm.wave();

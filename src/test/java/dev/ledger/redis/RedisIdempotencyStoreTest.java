@@ -1,13 +1,11 @@
 package dev.ledger.redis;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotencyStore;
 import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.idempotency.RecordedResponse;
 import dev.ledger.idempotency.Reservation;
-
-
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

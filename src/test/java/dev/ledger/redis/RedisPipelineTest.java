@@ -1,12 +1,12 @@
 package dev.ledger.redis;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotencyStore;
 import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.idempotency.RecordedResponse;
 import dev.ledger.idempotency.Reservation;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.ledger.EventLoopTurn;
+import dev.ledger.testing.EventLoopTurn;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;

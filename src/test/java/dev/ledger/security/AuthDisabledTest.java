@@ -16,8 +16,8 @@ import java.sql.ResultSet;
 import java.util.Map;
 import java.util.UUID;
 
-import static dev.ledger.ApiClient.DEV;
-import static dev.ledger.ApiClient.newKey;
+import static dev.ledger.testing.ApiClient.DEV;
+import static dev.ledger.testing.ApiClient.newKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,10 +1,10 @@
 package dev.ledger.security;
 
-import dev.ledger.redis.RedisIdempotencyStore;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.ApiClient;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentRequest;
+import dev.ledger.redis.RedisIdempotencyStore;
+import dev.ledger.testing.ApiClient;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -22,10 +22,10 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
-import static dev.ledger.ApiClient.DEV;
-import static dev.ledger.ApiClient.OTHER;
-import static dev.ledger.ApiClient.newKey;
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.ApiClient.DEV;
+import static dev.ledger.testing.ApiClient.OTHER;
+import static dev.ledger.testing.ApiClient.newKey;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

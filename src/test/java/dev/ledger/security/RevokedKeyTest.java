@@ -9,10 +9,10 @@ import org.junit.jupiter.api.Test;
 import java.util.HexFormat;
 import java.util.Map;
 
-import static dev.ledger.ApiClient.DEV;
-import static dev.ledger.ApiClient.DEV_ROTATED;
-import static dev.ledger.ApiClient.OTHER;
-import static dev.ledger.ApiClient.newKey;
+import static dev.ledger.testing.ApiClient.DEV;
+import static dev.ledger.testing.ApiClient.DEV_ROTATED;
+import static dev.ledger.testing.ApiClient.OTHER;
+import static dev.ledger.testing.ApiClient.newKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The end of a rotation: the old key's entry is removed from the setting, and the service restarted with it. */

@@ -1,6 +1,5 @@
 package dev.ledger.testing;
 
-import dev.ledger.commands.kafka.KafkaBroker;
 import io.quarkus.test.junit.QuarkusTestProfile;
 
 import java.util.Map;

@@ -1,7 +1,8 @@
 package dev.ledger.transaction;
 
-import dev.ledger.Storm;
-import dev.ledger.Storm.Answer;
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.PaymentLoad;
+import dev.ledger.testing.PaymentLoad.Answer;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Test;
@@ -11,13 +12,13 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-import static dev.ledger.LedgerApi.balance;
-import static dev.ledger.LedgerApi.credit;
-import static dev.ledger.LedgerApi.entryCount;
-import static dev.ledger.LedgerApi.lastSequence;
-import static dev.ledger.LedgerApi.newAccount;
-import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.balance;
+import static dev.ledger.testing.LedgerApi.credit;
+import static dev.ledger.testing.LedgerApi.entryCount;
+import static dev.ledger.testing.LedgerApi.lastSequence;
+import static dev.ledger.testing.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -31,7 +32,7 @@ class ConcurrencyTest {
     URL base;
 
     private List<Answer> storm(String path, List<String[]> keysAndBodies) throws Exception {
-        return Storm.post(base, path, keysAndBodies);
+        return new PaymentLoad("concurrency", ApiClient.DEV, List.of(base.toURI())).burst(path, keysAndBodies);
     }
 
     @Test
@@ -43,7 +44,7 @@ class ConcurrencyTest {
 
         List<Answer> answers = storm("/accounts/" + account + "/transactions", requests);
 
-        Storm.assertOneOriginalAndTheRestReplaysOrInProgress(answers);
+        PaymentLoad.assertOneOriginalAndTheRestReplaysOrInProgress(answers);
         assertEquals(4242, balance(account));
         assertEquals(1, entryCount(account));
     }

@@ -2,9 +2,8 @@ package dev.ledger.transaction;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import org.junit.jupiter.api.Test;
-
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -12,14 +11,14 @@ import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.util.List;
 
-import static dev.ledger.LedgerApi.balance;
-import static dev.ledger.LedgerApi.credit;
-import static dev.ledger.LedgerApi.given;
-import static dev.ledger.LedgerApi.lastSequence;
-import static dev.ledger.LedgerApi.newAccount;
-import static dev.ledger.LedgerApi.newKey;
-import static dev.ledger.LedgerApi.postTransaction;
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.balance;
+import static dev.ledger.testing.LedgerApi.credit;
+import static dev.ledger.testing.LedgerApi.given;
+import static dev.ledger.testing.LedgerApi.lastSequence;
+import static dev.ledger.testing.LedgerApi.newAccount;
+import static dev.ledger.testing.LedgerApi.newKey;
+import static dev.ledger.testing.LedgerApi.postTransaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;

@@ -1,7 +1,8 @@
 package dev.ledger.commands.kafka;
 
-import dev.ledger.PackagedApp;
-import dev.ledger.failure.TcpProxy;
+import dev.ledger.testing.KafkaBroker;
+import dev.ledger.testing.PackagedApp;
+import dev.ledger.testing.TcpProxy;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;

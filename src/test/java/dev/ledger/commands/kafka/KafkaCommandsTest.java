@@ -2,11 +2,12 @@ package dev.ledger.commands.kafka;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.AccountLock;
-import dev.ledger.AsyncApiContract;
-import dev.ledger.LedgerApi;
-import dev.ledger.Metrics;
+import dev.ledger.testing.AccountLock;
+import dev.ledger.testing.AsyncApiContract;
 import dev.ledger.testing.DoorsProfile;
+import dev.ledger.testing.KafkaBroker;
+import dev.ledger.testing.LedgerApi;
+import dev.ledger.testing.Metrics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -34,7 +35,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -226,7 +227,7 @@ class KafkaCommandsTest {
             }
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get(20, TimeUnit.SECONDS);
         }
-        String account = dev.ledger.ApiClient.OTHER.newAccount();
+        String account = dev.ledger.testing.ApiClient.OTHER.newAccount();
         String key = LedgerApi.newKey();
         long start = System.nanoTime();
         try (KafkaBroker.Reader outcomes = KafkaBroker.reader("ledger.outcomes.other")) {

@@ -2,12 +2,12 @@ package dev.ledger.commands.rabbitmq;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.Metrics;
-import dev.ledger.PackagedApp;
-import dev.ledger.broker.Broker;
-import dev.ledger.broker.BrokerUsers;
-import dev.ledger.broker.RabbitMqNode;
-import dev.ledger.failure.TcpProxy;
+import dev.ledger.testing.Broker;
+import dev.ledger.testing.BrokerUsers;
+import dev.ledger.testing.Metrics;
+import dev.ledger.testing.PackagedApp;
+import dev.ledger.testing.RabbitMqNode;
+import dev.ledger.testing.TcpProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;

@@ -2,13 +2,13 @@ package dev.ledger.commands.rabbitmq;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.AccountLock;
-import dev.ledger.AsyncApiContract;
-import dev.ledger.LedgerApi;
-import dev.ledger.Metrics;
-import dev.ledger.broker.Broker;
-import dev.ledger.broker.BrokerUsers;
+import dev.ledger.testing.AccountLock;
+import dev.ledger.testing.AsyncApiContract;
+import dev.ledger.testing.Broker;
+import dev.ledger.testing.BrokerUsers;
 import dev.ledger.testing.DoorsProfile;
+import dev.ledger.testing.LedgerApi;
+import dev.ledger.testing.Metrics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -32,7 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import static dev.ledger.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.transaction;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,4 +1,4 @@
-package dev.ledger.failure;
+package dev.ledger.testing;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 

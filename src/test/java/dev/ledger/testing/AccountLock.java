@@ -1,4 +1,4 @@
-package dev.ledger;
+package dev.ledger.testing;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 

@@ -1,6 +1,5 @@
-package dev.ledger.commands.kafka;
+package dev.ledger.testing;
 
-import dev.ledger.AsyncApiContract;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;

@@ -1,4 +1,4 @@
-package dev.ledger;
+package dev.ledger.testing;
 
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;

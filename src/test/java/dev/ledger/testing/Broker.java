@@ -1,11 +1,10 @@
-package dev.ledger.broker;
+package dev.ledger.testing;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
-import dev.ledger.AsyncApiContract;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

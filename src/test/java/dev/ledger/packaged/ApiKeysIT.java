@@ -1,8 +1,9 @@
-package dev.ledger;
+package dev.ledger.packaged;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentRequest;
+import dev.ledger.testing.PackagedApp;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static dev.ledger.PackagedApp.sha256Hex;
+import static dev.ledger.testing.PackagedApp.sha256Hex;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**

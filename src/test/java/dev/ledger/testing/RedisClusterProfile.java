@@ -1,4 +1,4 @@
-package dev.ledger.cluster;
+package dev.ledger.testing;
 
 import io.quarkus.test.junit.QuarkusTestProfile;
 

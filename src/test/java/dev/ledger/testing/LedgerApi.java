@@ -1,4 +1,4 @@
-package dev.ledger;
+package dev.ledger.testing;
 
 import io.restassured.RestAssured;
 import io.restassured.response.Response;

@@ -1,4 +1,4 @@
-package dev.ledger.failure;
+package dev.ledger.testing;
 
 import dev.ledger.outbox.EventsProfile;
 import io.quarkus.test.junit.QuarkusTestProfile;

@@ -1,4 +1,4 @@
-package dev.ledger;
+package dev.ledger.testing;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;

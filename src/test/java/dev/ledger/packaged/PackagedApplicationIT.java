@@ -1,5 +1,6 @@
-package dev.ledger;
+package dev.ledger.packaged;
 
+import dev.ledger.testing.PackagedApp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.ledger;
+package dev.ledger.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

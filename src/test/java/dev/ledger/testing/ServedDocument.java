@@ -1,4 +1,4 @@
-package dev.ledger;
+package dev.ledger.testing;
 
 import com.atlassian.oai.validator.OpenApiInteractionValidator;
 import com.atlassian.oai.validator.model.Request;

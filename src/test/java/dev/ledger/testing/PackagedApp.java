@@ -1,4 +1,4 @@
-package dev.ledger;
+package dev.ledger.testing;
 
 import java.io.File;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.ledger.failure;
+package dev.ledger.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

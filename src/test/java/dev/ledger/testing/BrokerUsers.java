@@ -1,4 +1,4 @@
-package dev.ledger.broker;
+package dev.ledger.testing;
 
 import java.io.IOException;
 import java.util.List;
