@@ -90,6 +90,9 @@ class BalancedInstancesIT {
             env.put("LEDGER_API_KEYS", "balanced:" + PackagedApp.sha256Hex(API_KEY));
             // a key whose request died with its instance is free again soon
             env.put("LEDGER_IDEMPOTENCY_LEASE", "3s");
+            // no rounds of requests before readiness, as for every packaged application the tests start
+            // (PackagedApp): the clients here retry a 503, and PackagedApplicationIT is the warm-up's test
+            env.put("LEDGER_WARM_UP_ROUNDS", "0");
             Process process = builder.start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(process.waitFor(180, TimeUnit.SECONDS), ".ci/balanced " + action + " hung");

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.sql.Connection;
@@ -38,12 +40,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Crash safety, proven on the packaged application against a PostgreSQL and a Redis of the
- * test's own: bursts of payments while the application is killed with SIGKILL at varying
- * moments (and restarted), while Redis is flushed, and while Redis and PostgreSQL restart.
- * Every key is retried until it has a definitive answer; then every key must have been applied
- * at most once, every applied key must replay its original answer (from Postgres too), and
- * every balance must equal the sum of its ledger entries.
+ * Crash safety, proven on the packaged application (two instances) against a PostgreSQL and a Redis
+ * of the test's own: bursts of payments while the instance that serves them is killed with SIGKILL at
+ * varying moments, while Redis is flushed, and while Redis and PostgreSQL restart. Every key is
+ * retried until it has a definitive answer (after a kill, through the other instance, while the
+ * killed one restarts and then serves the next kill's burst); then every key must have been applied
+ * at most once, every applied key must replay its original answer (from Postgres too), and every
+ * balance must equal the sum of its ledger entries.
  */
 @EnabledIf(value = "serverBinariesInstalled", disabledReason = "needs PostgreSQL's initdb and redis-server (bash .ci/services)")
 class CrashSafetyIT {
@@ -56,11 +59,16 @@ class CrashSafetyIT {
 
     private static PostgresServer postgres;
     private static RedisServer redis;
-    private static PackagedApp app;
+    /** Two instances: a kill round's burst goes to one and is cut by its death, its retries to the other. */
+    private static final PackagedApp[] APPS = new PackagedApp[2];
+    /** Each instance's restart under way since it was killed, or done. */
+    private static final CompletableFuture<?>[] RESTARTS = {CompletableFuture.completedFuture(null),
+            CompletableFuture.completedFuture(null)};
     private static final ScheduledExecutorService CHAOS = Executors.newSingleThreadScheduledExecutor();
 
     /** Created after the application started (JUnit constructs the test after {@code @BeforeAll}). */
-    private final PaymentLoad load = new PaymentLoad("crash", new ApiClient("crash", API_KEY), List.of(URI.create(app.baseUrl())));
+    private final PaymentLoad load = new PaymentLoad("crash", new ApiClient("crash", API_KEY),
+            List.of(URI.create(APPS[0].baseUrl()), URI.create(APPS[1].baseUrl())));
     private final Map<String, Payment> requests = new LinkedHashMap<>();
     private final Map<String, Answer> originals = new HashMap<>();
     private int crashes;
@@ -79,23 +87,30 @@ class CrashSafetyIT {
             sql.execute("CREATE DATABASE ledger");
         }
         redis = new RedisServer();
-        app = PackagedApp.start(Map.of(
-                "QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + postgres.host() + "/ledger",
-                "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + postgres.host() + "/ledger",
-                "QUARKUS_DATASOURCE_USERNAME", "postgres",
-                "QUARKUS_REDIS_HOSTS", redis.url(),
-                "LEDGER_API_KEYS", "crash:" + PackagedApp.sha256Hex(API_KEY),
-                // leases of crashed requests expire quickly, so that retries get through
-                "LEDGER_IDEMPOTENCY_LEASE", "2s",
-                // restarted after every SIGKILL: this test is about what is applied, not how fast a fresh start answers
-                "LEDGER_WARM_UP_ROUNDS", "0"), "crash-safety-it.log");
+        for (int i = 0; i < APPS.length; i++) {
+            APPS[i] = PackagedApp.start(Map.of(
+                    "QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + postgres.host() + "/ledger",
+                    "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + postgres.host() + "/ledger",
+                    "QUARKUS_DATASOURCE_USERNAME", "postgres",
+                    "QUARKUS_REDIS_HOSTS", redis.url(),
+                    "LEDGER_API_KEYS", "crash:" + PackagedApp.sha256Hex(API_KEY),
+                    // leases of crashed requests expire quickly, so that retries get through
+                    "LEDGER_IDEMPOTENCY_LEASE", "2s",
+                    // restarted after every SIGKILL: this test is about what is applied, not how fast a fresh start answers
+                    "LEDGER_WARM_UP_ROUNDS", "0"), "crash-safety-it-" + i + ".log");
+        }
     }
 
     @AfterAll
     static void stopEverything() throws Exception {
         CHAOS.shutdownNow();
-        if (app != null) {
-            app.close();
+        for (CompletableFuture<?> restart : RESTARTS) {
+            restart.handle((ignored, failure) -> null).get(90, TimeUnit.SECONDS);
+        }
+        for (PackagedApp app : APPS) {
+            if (app != null) {
+                app.close();
+            }
         }
         if (redis != null) {
             redis.close();
@@ -146,15 +161,19 @@ class CrashSafetyIT {
         return burst;
     }
 
-    /** Sends a burst while the chaos action strikes at a varying moment, then retries every key to a final answer. */
-    private void round(Random random, List<String> accounts, int round, Runnable chaos, boolean restartApp) throws Exception {
+    /**
+     * Sends a burst to instance {@code target} while the chaos action strikes at a varying moment, then
+     * retries every key to a final answer through instance {@code retryTo}, once it is up.
+     */
+    private void round(Random random, List<String> accounts, int round, Runnable chaos, int target, int retryTo)
+            throws Exception {
         List<Payment> burst = burst(random, accounts, round);
         int total = KILL_ROUNDS + FLUSH_ROUNDS + RESTART_ROUNDS;
         System.out.printf("[crash-safety] round %d of %d (%s): %d requests; so far %d keys, %d retries, %d crashes%n",
                 round + 1, total, round < KILL_ROUNDS ? "SIGKILL" : round < KILL_ROUNDS + FLUSH_ROUNDS ? "Redis flush"
                         : "Redis and Postgres restart", burst.size(), requests.size(), retries, crashes);
         ScheduledFuture<?> strike = CHAOS.schedule(chaos, random.nextInt(250), TimeUnit.MILLISECONDS);
-        List<CompletableFuture<Answer>> answers = burst.stream().map(load::send).toList();
+        List<CompletableFuture<Answer>> answers = burst.stream().map(payment -> load.send(payment, target)).toList();
         CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
         strike.get(120, TimeUnit.SECONDS);
         for (int i = 0; i < burst.size(); i++) {
@@ -164,13 +183,11 @@ class CrashSafetyIT {
             }
             observe(burst.get(i), first);
         }
-        if (restartApp) {
-            app.restart();
-        }
+        RESTARTS[retryTo].get(90, TimeUnit.SECONDS);
         for (Payment request : burst) {
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
                 retries++;
-                Answer last = load.send(request).get(30, TimeUnit.SECONDS);
+                Answer last = load.send(request, retryTo).get(30, TimeUnit.SECONDS);
                 observe(request, last);
                 return definitive(last);
             });
@@ -183,17 +200,30 @@ class CrashSafetyIT {
 
         int round = 0;
         for (int i = 0; i < KILL_ROUNDS; i++, round++) {
+            int victim = i % 2;
+            // the victim of two rounds ago has restarted: it serves this burst and dies under it
+            RESTARTS[victim].get(90, TimeUnit.SECONDS);
             round(new Random(round), accounts, round, () -> {
                 try {
-                    app.kill();
+                    APPS[victim].kill();
                     crashes++;
+                    RESTARTS[victim] = CompletableFuture.runAsync(() -> {
+                        try {
+                            APPS[victim].restart();
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    });
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-            }, true);
+            }, victim, 1 - victim);
+        }
+        for (CompletableFuture<?> restart : RESTARTS) {
+            restart.get(90, TimeUnit.SECONDS);
         }
         for (int i = 0; i < FLUSH_ROUNDS; i++, round++) {
-            round(new Random(round), accounts, round, CrashSafetyIT::flushRedis, false);
+            round(new Random(round), accounts, round, CrashSafetyIT::flushRedis, i % 2, i % 2);
         }
         for (int i = 0; i < RESTART_ROUNDS; i++, round++) {
             round(new Random(round), accounts, round, () -> {
@@ -203,13 +233,14 @@ class CrashSafetyIT {
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
-            }, false);
+            }, i % 2, i % 2);
         }
 
         // Every key replays its original answer from Postgres alone.
         flushRedis();
+        int instance = 0;
         for (Payment request : requests.values()) {
-            Answer replay = load.send(request).get(30, TimeUnit.SECONDS);
+            Answer replay = load.send(request, instance++ % 2).get(30, TimeUnit.SECONDS);
             assertTrue(replay.isReplay(), "no replay for " + request.key() + ": " + replay.body());
             observe(request, replay);
         }
@@ -225,7 +256,9 @@ class CrashSafetyIT {
         assertEquals(0, doubleApplications, report);
         // PostgreSQL's restarts made taking a pooled connection fail: nothing completes a statement twice then
         // (a Vert.x pool timer did, logged as "Result is already complete": Postgres says why no longer)
-        assertFalse(app.output().contains("Result is already complete"), "a promise was completed twice: see crash-safety-it.log");
+        for (PackagedApp app : APPS) {
+            assertFalse(app.output().contains("Result is already complete"), "a promise was completed twice: see " + app.log());
+        }
     }
 
     /** Compares the database with the answers: counts what was applied twice or applied without a 201. */

@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -45,7 +46,10 @@ class PackagedApplicationIT {
     static void startThePackagedApplication() throws Exception {
         assumeTrue(PackagedApp.configured(), "no local servers configured (tests.it.pg-host): skipped where Dev Services run");
         PackagedApp.recreateDatabase();
-        app = PackagedApp.start(Map.of("LEDGER_API_KEYS", "it:" + PackagedApp.sha256Hex(API_KEY)), "packaged-application-it.log");
+        Map<String, String> environment = new HashMap<>();
+        environment.put("LEDGER_API_KEYS", "it:" + PackagedApp.sha256Hex(API_KEY));
+        environment.put("LEDGER_WARM_UP_ROUNDS", null); // the warm-up is what a restart here is about
+        app = PackagedApp.start(environment, "packaged-application-it.log");
     }
 
     @AfterAll

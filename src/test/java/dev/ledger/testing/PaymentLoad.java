@@ -217,9 +217,9 @@ public final class PaymentLoad {
                 + sequence + ",\"reference\":\"" + key + "\"}");
     }
 
-    /** Sends {@code payment} once, to the first instance. */
-    public CompletableFuture<Answer> send(Payment payment) {
-        return send(bases.get(0), payment.path(), payment.key(), payment.body(), TIMEOUT);
+    /** Sends {@code payment} once, to instance {@code instance}. */
+    public CompletableFuture<Answer> send(Payment payment, int instance) {
+        return send(bases.get(instance), payment.path(), payment.key(), payment.body(), TIMEOUT);
     }
 
     /**
