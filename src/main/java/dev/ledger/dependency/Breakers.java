@@ -52,6 +52,7 @@ public class Breakers {
                 .failureRatio(policy.failureRatio())
                 .delay(policy.delay().toMillis(), ChronoUnit.MILLIS)
                 .successThreshold(1)
+                .skipOn(Breaker.CallerGaveUp.class)
                 .onStateChange(state -> {
                     if (state == CircuitBreakerState.OPEN) {
                         LOG.warnf("Circuit breaker '%s' open: %s", name, whileOpen);

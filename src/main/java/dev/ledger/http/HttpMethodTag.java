@@ -1,5 +1,6 @@
 package dev.ledger.http;
 
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.config.MeterFilter;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -18,6 +19,13 @@ public class HttpMethodTag {
     @Produces
     @Singleton
     MeterFilter standardMethodsOnly() {
-        return MeterFilter.replaceTagValues("method", method -> STANDARD.contains(method) ? method : "OTHER");
+        MeterFilter standard = MeterFilter.replaceTagValues("method", method -> STANDARD.contains(method) ? method : "OTHER");
+        return new MeterFilter() {
+            @Override
+            public Meter.Id map(Meter.Id id) {
+                // only the HTTP metrics: SmallRye Fault Tolerance's name their guard with a tag "method" too
+                return id.getName().startsWith("http.") ? standard.map(id) : id;
+            }
+        };
     }
 }
