@@ -154,49 +154,37 @@ commands_run() {
   java -cp "$(cat "$OUT/classpath.txt")" bench/CommandLoad.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" \
     "$OUT/accounts.txt" "$1" "$2" "$(( $(date +%s%N) / 1000 ))"
 }
-# commands_scenario CONNS [warm-up-only]: the same measure as scenario(), for commands instead of wrk
+# commands_scenario NAME RUN-FUNCTION CONNS [warm-up-only]: the same measure as scenario(), for
+# commands instead of wrk: RUN-FUNCTION (commands_run for RabbitMQ, kafka_commands_run for Kafka)
+# sends COMMANDS commands and waits for their outcomes; NAME is the result's name
 commands_scenario() {
-  local c=$1 run="$RUN-$1${2:+-jit}"
-  commands_run $(( COMMANDS / 10 )) "$run-warm" > /dev/null
-  [ "${2:-}" = warm-up-only ] && return
+  local name=$1 send=$2 c=$3 run="$RUN-$1-$3${4:+-jit}"
+  "$send" $(( COMMANDS / 10 )) "$run-warm" > /dev/null
+  [ "${4:-}" = warm-up-only ] && return
   local before; before=$(cpu_ticks)
-  commands_run "$COMMANDS" "$run" > "$OUT/commands-$c.txt"
+  "$send" "$COMMANDS" "$run" > "$OUT/$name-$c.txt"
   local after; after=$(cpu_ticks)
-  local line; line=$(grep '^BENCH' "$OUT/commands-$c.txt")
+  local line; line=$(grep '^BENCH' "$OUT/$name-$c.txt")
   local outcomes; outcomes=$(field_of "$line" outcomes)
-  # the machine's CPU over CommandLoad's timed window (its own JVM start left out)
-  RESULT[commands-$c]="$line p50_ms=- p99_ms=- cpu_ms_per_req=$(ms_per $(( after - before )) "$outcomes")"
-  RESULT[commands-$c]+=" machine_cpu_ms_per_req=$(ms_per "$(field_of "$line" machine_ticks)" "$outcomes")"
-  echo "commands: ${RESULT[commands-$c]}"
+  # the machine's CPU over the load program's timed window (its own JVM start left out)
+  RESULT[$name-$c]="$line p50_ms=- p99_ms=- cpu_ms_per_req=$(ms_per $(( after - before )) "$outcomes")"
+  RESULT[$name-$c]+=" machine_cpu_ms_per_req=$(ms_per "$(field_of "$line" machine_ticks)" "$outcomes")"
+  echo "$name: ${RESULT[$name-$c]}"
 }
 # kafka_commands_run COUNT RUN: produces COUNT commands to Kafka and waits for their outcomes (bench/KafkaCommandLoad.java)
 kafka_commands_run() {
   java -cp "$(cat "$OUT/classpath.txt")" bench/KafkaCommandLoad.java "$KAFKA_BENCH" bench "$OUT/accounts.txt" "$1" "$2" \
     "$(( $(date +%s%N) / 1000 ))"
 }
-# kafka_commands_scenario CONNS [warm-up-only]: the commands scenario over Kafka
-kafka_commands_scenario() {
-  local c=$1 run="$RUN-kafka-$1${2:+-jit}"
-  kafka_commands_run $(( COMMANDS / 10 )) "$run-warm" > /dev/null
-  [ "${2:-}" = warm-up-only ] && return
-  local before; before=$(cpu_ticks)
-  kafka_commands_run "$COMMANDS" "$run" > "$OUT/kafka-commands-$c.txt"
-  local after; after=$(cpu_ticks)
-  local line; line=$(grep '^BENCH' "$OUT/kafka-commands-$c.txt")
-  local outcomes; outcomes=$(field_of "$line" outcomes)
-  RESULT[kafka-commands-$c]="$line p50_ms=- p99_ms=- cpu_ms_per_req=$(ms_per $(( after - before )) "$outcomes")"
-  RESULT[kafka-commands-$c]+=" machine_cpu_ms_per_req=$(ms_per "$(field_of "$line" machine_ticks)" "$outcomes")"
-  echo "kafka-commands: ${RESULT[kafka-commands-$c]}"
-}
 # run_scenario NAME CONNS [warm-up-only]: the scenario with its Lua script and arguments
 run_scenario() {
   local s=$1 c=$2 args
   if [ "$s" = commands ]; then
-    commands_scenario "$c" "${3:-}"
+    commands_scenario commands commands_run "$c" "${3:-}"
     return
   fi
   if [ "$s" = kafka-commands ]; then
-    kafka_commands_scenario "$c" "${3:-}"
+    commands_scenario kafka-commands kafka_commands_run "$c" "${3:-}"
     return
   fi
   # the run id in every fresh key: the warm-up round's keys differ from the measured runs'
