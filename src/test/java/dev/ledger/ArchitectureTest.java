@@ -33,7 +33,7 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ledger.http..", "dev.ledger.commands..",
                         "dev.ledger.redis..", "dev.ledger.outbox..", "dev.ledger.account..", "dev.ledger.transaction..",
                         "io.vertx.redis..", "io.vertx.mutiny.redis..", "io.vertx.core.http..", "io.vertx.ext.web..",
-                        "io.smallrye.reactive.messaging..", "io.smallrye.faulttolerance..")
+                        "io.smallrye.reactive.messaging..", "io.github.resilience4j..")
                 .check(main);
     }
 

@@ -59,13 +59,17 @@ public interface LedgerConfig {
 
         /**
          * The circuit breaker {@code commands}, which pauses consumption ({@code ledger.messaging.pause}
-         * is its delay): over the last {@code window} commands, once that many were handled, a share of
-         * {@code failure-ratio} that met an unavailable dependency opens it.
+         * is its delay): over the last {@code window} commands, once {@code minimum-calls} were handled,
+         * a share of {@code failure-ratio} that met an unavailable dependency opens it.
          */
         interface Breaker {
             /** Commands in the rolling window that decides whether to pause. */
             @WithDefault("10")
             int window();
+
+            /** Commands handled before the window decides anything. */
+            @WithDefault("5")
+            int minimumCalls();
 
             /** Share of those commands that met an unavailable dependency which pauses consumption. */
             @WithDefault("0.5")

@@ -1,81 +1,98 @@
 package dev.ledger.dependency;
 
-import io.smallrye.faulttolerance.api.CircuitBreakerState;
-import io.smallrye.faulttolerance.api.TypedGuard;
-import io.smallrye.mutiny.Uni;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.util.TypeLiteral;
-import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
  * Every circuit breaker of the service, made here from a typed {@link Policy}: the breaker
- * {@code redis} (or one per primary of a Redis Cluster) and {@code commands}. SmallRye Fault
- * Tolerance's programmatic guard, the library the design card names (docs/design.md has its cost
- * measured against Resilience4j's). Each logs one line per change of state (never one per call), and
- * all of them are in /q/metrics as {@code ft_circuitbreaker_*} with their name as the tag {@code method}.
+ * {@code redis} (or one per primary of a Redis Cluster) and {@code commands}. Each logs one line per
+ * change of state (never one per call), and all of them are in /q/metrics as
+ * {@code resilience4j_circuitbreaker_*} with their name.
+ *
+ * <p>Resilience4j's breaker rather than SmallRye Fault Tolerance's guard: a breaker here is a state
+ * machine the caller asks for permission and tells the outcome, on the caller's own thread, which a
+ * call on a Vert.x event loop needs (docs/design.md has the measured comparison).
  */
 @ApplicationScoped
 public class Breakers {
     private static final Logger LOG = Logger.getLogger(Breakers.class);
-    private static final TypeLiteral<Uni<Object>> UNI = new TypeLiteral<>() {
-    };
 
-    private final Map<String, Breaker> breakers = new ConcurrentHashMap<>();
+    private final CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
 
     /**
-     * When a breaker opens: over the last {@code window} calls, once that many were made, a share of
-     * {@code failureRatio} failures opens it; after {@code delay} the next call is a trial, which
-     * decides whether it closes again.
+     * When a breaker opens: over the last {@code window} calls, once at least {@code minimumCalls} were
+     * made, a share of {@code failureRatio} failures opens it; after {@code delay} it lets
+     * {@code trialCalls} through, which decide whether it closes again. {@code halfOpensByItself}: it
+     * half-opens when the delay is over (a timer), rather than at the first call after it, for a
+     * breaker whose opening stops the calls that would half-open it (a paused consumer).
      */
-    public record Policy(int window, double failureRatio, Duration delay) {
+    public record Policy(int window, int minimumCalls, double failureRatio, Duration delay, int trialCalls,
+                         boolean halfOpensByItself) {
     }
 
     /**
      * The breaker {@code name}, made once with {@code policy}; {@code onChange} hears every change of state
      * after it is logged ({@code opened} as a warning saying what goes without the dependency meanwhile).
      */
-    public Breaker create(String name, Policy policy, String whileOpen, Consumer<CircuitBreakerState> onChange) {
-        return breakers.computeIfAbsent(name, ignored -> new Breaker(name, TypedGuard.create(UNI)
-                .withDescription(name)
-                .withCircuitBreaker()
-                .name(name)
-                .requestVolumeThreshold(policy.window())
-                .failureRatio(policy.failureRatio())
-                .delay(policy.delay().toMillis(), ChronoUnit.MILLIS)
-                .successThreshold(1)
-                .skipOn(Breaker.CallerGaveUp.class)
-                .onStateChange(state -> {
-                    if (state == CircuitBreakerState.OPEN) {
-                        LOG.warnf("Circuit breaker '%s' open: %s", name, whileOpen);
-                    } else {
-                        LOG.infof("Circuit breaker '%s' %s", name, state.name().toLowerCase().replace('_', '-'));
-                    }
-                    onChange.accept(state);
-                })
-                .done()
-                .build()));
+    public CircuitBreaker create(String name, Policy policy, String whileOpen, Consumer<CircuitBreaker.State> onChange) {
+        CircuitBreaker breaker = registry.circuitBreaker(name, CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(policy.window())
+                .minimumNumberOfCalls(policy.minimumCalls())
+                .failureRateThreshold((float) (policy.failureRatio() * 100))
+                .waitDurationInOpenState(policy.delay())
+                .automaticTransitionFromOpenToHalfOpenEnabled(policy.halfOpensByItself())
+                .permittedNumberOfCallsInHalfOpenState(policy.trialCalls())
+                .writableStackTraceEnabled(false)
+                .build());
+        breaker.getEventPublisher().onStateTransition(event -> {
+            CircuitBreaker.State state = event.getStateTransition().getToState();
+            if (state == CircuitBreaker.State.OPEN) {
+                LOG.warnf("Circuit breaker '%s' open: %s", name, whileOpen);
+            } else {
+                LOG.infof("Circuit breaker '%s' %s", name, state.name().toLowerCase().replace('_', '-'));
+            }
+            onChange.accept(state);
+        });
+        return breaker;
     }
 
     /** A breaker made earlier, by name. */
-    public Optional<Breaker> named(String name) {
-        return Optional.ofNullable(breakers.get(name));
+    public Optional<CircuitBreaker> named(String name) {
+        return registry.find(name);
     }
 
-    public List<Breaker> all() {
-        return List.copyOf(breakers.values());
+    public List<CircuitBreaker> all() {
+        return List.copyOf(registry.getAllCircuitBreakers());
     }
 
     /** Whether {@code failure} is a call an open breaker refused: nothing was sent. */
     public static boolean refused(Throwable failure) {
-        return failure instanceof CircuitBreakerOpenException;
+        return failure instanceof CallNotPermittedException;
+    }
+
+    /** The failure of a call an open breaker refused. */
+    public static RuntimeException refusal(CircuitBreaker breaker) {
+        return CallNotPermittedException.createCallNotPermittedException(breaker);
+    }
+
+    /** In /q/metrics as {@code resilience4j_circuitbreaker_*}, one series per breaker name. */
+    @Produces
+    @Singleton
+    MeterBinder breakerMetrics() {
+        return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry);
     }
 }

@@ -28,7 +28,7 @@ public final class DependencyFailures {
             if (t instanceof IOException || t instanceof TimeoutException
                     || t instanceof io.vertx.sqlclient.ClosedConnectionException
                     || t instanceof dev.ledger.dependency.DependencyTimeoutException
-                    || Breakers.refused(t)
+                    || t instanceof io.github.resilience4j.circuitbreaker.CallNotPermittedException
                     || t instanceof io.vertx.core.VertxException
                     || t instanceof io.vertx.core.impl.NoStackTraceThrowable) {
                 return true;

@@ -23,7 +23,7 @@ public class HttpMethodTag {
         return new MeterFilter() {
             @Override
             public Meter.Id map(Meter.Id id) {
-                // only the HTTP metrics: SmallRye Fault Tolerance's name their guard with a tag "method" too
+                // only the HTTP metrics: another meter's tag "method" is that meter's own
                 return id.getName().startsWith("http.") ? standard.map(id) : id;
             }
         };

@@ -3,11 +3,13 @@ package dev.ledger.redis;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.dependency.Deadline;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The one way a script reaches Redis: to the node that serves its key ({@link RedisNodes}), with the
@@ -48,17 +50,31 @@ public class RedisCalls {
     }
 
     private Uni<Response> call(boolean evenIfOpen, LuaScript script, String key, String... args) {
+        // permission is asked when the call is subscribed, so an unsubscribed call holds none
         return Uni.createFrom().deferred(() -> {
             RedisNode node = nodes.nodeFor(key);
+            CircuitBreaker breaker = node.breaker();
+            boolean permitted = breaker.tryAcquirePermission();
+            if (!permitted && !evenIfOpen) {
+                return Uni.createFrom().failure(Breakers.refusal(breaker));
+            }
+            Uni<Response> bounded = Deadline.within(timeout, "Redis", () -> send(node, script, key, args));
+            if (!permitted) {
+                return bounded;
+            }
+            long start = System.nanoTime();
             // the deadline inside the breaker: a timeout counts as a failure
-            Uni<Response> counted = node.breaker().call(() -> bounded(node, script, key, args));
-            return evenIfOpen ? counted.onFailure(Breakers::refused).recoverWithUni(() -> bounded(node, script, key, args))
-                    : counted;
+            return bounded
+                    .onItemOrFailure().invoke((reply, failure) -> {
+                        long nanos = System.nanoTime() - start;
+                        if (failure == null) {
+                            breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+                        } else {
+                            breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
+                        }
+                    })
+                    .onCancellation().invoke(breaker::releasePermission);
         });
-    }
-
-    private Uni<Response> bounded(RedisNode node, LuaScript script, String key, String[] args) {
-        return Deadline.within(timeout, "Redis", () -> send(node, script, key, args));
     }
 
     /** By SHA-1; the whole script after NOSCRIPT, which is that node's own answer, so the EVAL goes there too. */

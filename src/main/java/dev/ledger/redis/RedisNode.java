@@ -1,6 +1,6 @@
 package dev.ledger.redis;
 
-import dev.ledger.dependency.Breaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.vertx.mutiny.redis.client.Redis;
 
 /**
@@ -10,5 +10,5 @@ import io.vertx.mutiny.redis.client.Redis;
  *
  * @param address {@code host:port}
  */
-public record RedisNode(String address, Redis client, Breaker breaker) {
+public record RedisNode(String address, Redis client, CircuitBreaker breaker) {
 }

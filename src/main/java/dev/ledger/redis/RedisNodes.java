@@ -1,10 +1,9 @@
 package dev.ledger.redis;
 
 import dev.ledger.config.LedgerConfig;
-import dev.ledger.dependency.Breaker;
 import dev.ledger.dependency.Breakers;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.quarkus.runtime.StartupEvent;
-import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Command;
@@ -99,7 +98,8 @@ public class RedisNodes {
         this.poolSize = poolSize;
         this.poolWaiting = Math.max(poolWaiting, poolSize);
         LedgerConfig.Redis.Breaker settings = config.redis().breaker();
-        this.policy = new Breakers.Policy(settings.requestVolumeThreshold(), settings.failureRatio(), settings.delay());
+        this.policy = new Breakers.Policy(settings.requestVolumeThreshold(), settings.requestVolumeThreshold(),
+                settings.failureRatio(), settings.delay(), 1, false);
         if (cluster) {
             this.first = node(seed.getHost() + ":" + (seed.getPort() < 0 ? 6379 : seed.getPort()));
         } else {
@@ -275,10 +275,10 @@ public class RedisNodes {
      * under that name). Its opening or half-opening may mean a failover: the slot map is asked for again,
      * so that the trial call goes to the new primary.
      */
-    private Breaker breaker(String name) {
+    private CircuitBreaker breaker(String name) {
         return breakers.create(name, policy, "POSTs skip " + (cluster ? "this Redis node" : "Redis") + " until it answers again",
                 state -> {
-                    if (state == CircuitBreakerState.OPEN || state == CircuitBreakerState.HALF_OPEN) {
+                    if (state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.HALF_OPEN) {
                         refresh();
                     }
                 });

@@ -1,6 +1,5 @@
 package dev.ledger.cluster;
 
-import dev.ledger.dependency.Breaker;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.redis.RedisNode;
 import dev.ledger.redis.RedisNodes;
@@ -8,6 +7,7 @@ import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.PaymentLoad;
 import dev.ledger.testing.RedisCluster;
 import dev.ledger.testing.RedisClusterProfile;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -48,7 +48,7 @@ class RedisClusterFailoverTest {
     @BeforeEach
     void aWholeCluster() {
         RedisCluster.start();
-        breakers.all().forEach(Breaker::reset);
+        breakers.all().forEach(CircuitBreaker::reset);
     }
 
     private PaymentLoad storm(String name) throws Exception {

@@ -6,12 +6,12 @@ import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.FailureLab;
 import dev.ledger.testing.FailureLabProfile;
 import dev.ledger.testing.PaymentLoad;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -57,13 +57,9 @@ class RedisFailureTest {
     @TestHTTPResource("/")
     URL base;
 
-    /** The breaker the test holds open, if it does. */
-    private HeldOpen heldOpen;
-
     @BeforeEach
     @AfterEach
-    void healthyDependencies() throws InterruptedException {
-        releaseTheBreaker();
+    void healthyDependencies() {
         FailureLab.healAll();
         // commands an earlier delay still holds back would land in this test's Redis
         await().atMost(Duration.ofSeconds(20)).until(() -> FailureLab.redisProxy().chunksHeldBack() == 0);
@@ -140,7 +136,7 @@ class RedisFailureTest {
             String probe = newKey();
             postTransaction(account, probe, transaction("CREDIT", 1, ++sequence[0]));
             // a probe went through Redis and the breaker closed behind it
-            return redisKeys() > 0 && breakers.named("redis").orElseThrow().state() == CircuitBreakerState.CLOSED;
+            return redisKeys() > 0 && breakers.named("redis").orElseThrow().getState() == CircuitBreaker.State.CLOSED;
         });
         Response first = postTransaction(account, key, transaction("CREDIT", 5, 1_000));
         assertEquals(201, first.statusCode());
@@ -189,7 +185,7 @@ class RedisFailureTest {
         Response first = openTheBreakerWhileThePostWaitsInPostgres(account, key, body, false);
         assertEquals(201, first.statusCode(), first.asString());
 
-        releaseTheBreaker();
+        breakers.named("redis").orElseThrow().reset();
         assertTheRetryReplays(account, key, body, first);
     }
 
@@ -201,7 +197,7 @@ class RedisFailureTest {
         Response failed = openTheBreakerWhileThePostWaitsInPostgres(account, key, body, true);
         assertEquals(503, failed.statusCode(), failed.asString());
 
-        releaseTheBreaker();
+        breakers.named("redis").orElseThrow().reset();
         Response retry = postTransaction(account, key, body);
         printCounts("released", failed, retry, account);
         assertEquals(201, retry.statusCode(), "the key was given back, so the retry executes: " + retry.asString());
@@ -220,27 +216,20 @@ class RedisFailureTest {
         CompletableFuture<Response> original = CompletableFuture.supplyAsync(() -> postTransaction(account, key, body));
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
                 .until(() -> FailureLab.redisProxy().chunksFromClients() > mark);
-        heldOpen = HeldOpen.hold(breakers.named("redis").orElseThrow());
+        breakers.named("redis").orElseThrow().transitionToForcedOpenState();
         Response first = original.get(30, TimeUnit.SECONDS);
         assertEquals(201, first.statusCode(), first.asString()); // through Postgres alone
 
         FailureLab.redisProxy().heal();
         // the late reserve and whatever followed it have reached Redis
         await().atMost(Duration.ofSeconds(20)).until(() -> FailureLab.redisProxy().chunksHeldBack() == 0);
-        releaseTheBreaker();
+        breakers.named("redis").orElseThrow().reset();
         assertTheRetryReplays(account, key, body, first);
-    }
-
-    private void releaseTheBreaker() throws InterruptedException {
-        if (heldOpen != null) {
-            heldOpen.close();
-            heldOpen = null;
-        }
     }
 
     /**
      * Posts, and once the request has reserved its key in Redis and waits in Postgres (for a row lock
-     * of the test's), holds the breaker open; then lets the statement go on, or cancels it. Answers
+     * of the test's), forces the breaker open; then lets the statement go on, or cancels it. Answers
      * the request's answer.
      */
     private Response openTheBreakerWhileThePostWaitsInPostgres(String account, String key, String body, boolean cancel)
@@ -249,7 +238,7 @@ class RedisFailureTest {
         try (AccountLock lock = AccountLock.hold(account)) {
             original = CompletableFuture.supplyAsync(() -> postTransaction(account, key, body));
             await().atMost(Duration.ofSeconds(10)).until(() -> lock.waiters() == 1);
-            heldOpen = HeldOpen.hold(breakers.named("redis").orElseThrow());
+            breakers.named("redis").orElseThrow().transitionToForcedOpenState();
             if (cancel) {
                 assertEquals(1, lock.cancelWaiters(), "the original's statement, cancelled in Postgres");
             }

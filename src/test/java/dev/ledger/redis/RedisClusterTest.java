@@ -1,7 +1,6 @@
 package dev.ledger.redis;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.ledger.dependency.Breaker;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotencyStore;
@@ -14,11 +13,11 @@ import dev.ledger.testing.EventLoopTurn;
 import dev.ledger.testing.PaymentLoad;
 import dev.ledger.testing.RedisCluster;
 import dev.ledger.testing.RedisClusterProfile;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
@@ -81,7 +80,7 @@ class RedisClusterTest {
     @BeforeEach
     void theWholeClusterIsKnown() {
         RedisCluster.start();
-        breakers.all().forEach(Breaker::reset);
+        breakers.all().forEach(CircuitBreaker::reset);
         await().atMost(WAIT).until(() -> {
             nodes.refresh();
             return nodes.primaries().stream().map(RedisNode::address).sorted().toList()
@@ -194,19 +193,19 @@ class RedisClusterTest {
         requestsOn(stalled, 10).forEach(request -> calls.add(() -> store.reserve(request, "A")
                 .onFailure().recoverWithItem(failure -> null)));
         EventLoopTurn.inOneTurn(vertx, WAIT, calls);
-        assertEquals(CircuitBreakerState.OPEN, node.breaker().state(), "the stalled primary's breaker");
+        assertEquals(CircuitBreaker.State.OPEN, node.breaker().getState(), "the stalled primary's breaker");
         for (int port : RedisCluster.primaries()) {
             if (port != stalled) {
                 IdempotentRequest other = requestsOn(port, 1).get(0);
                 assertInstanceOf(Reservation.Acquired.class, store.reserve(other, "B").await().atMost(WAIT));
-                assertEquals(CircuitBreakerState.CLOSED, nodes.nodeFor(RedisIdempotencyStore.key(other)).breaker().state());
+                assertEquals(CircuitBreaker.State.CLOSED, nodes.nodeFor(RedisIdempotencyStore.key(other)).breaker().getState());
             }
         }
         // over the pause, the breaker lets a trial call through and closes
         await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> {
             store.reserve(request(), "C").onFailure().recoverWithItem(failure -> null).await().atMost(WAIT);
             store.reserve(requestsOn(stalled, 1).get(0), "C").onFailure().recoverWithItem(failure -> null).await().atMost(WAIT);
-            return node.breaker().state() == CircuitBreakerState.CLOSED;
+            return node.breaker().getState() == CircuitBreaker.State.CLOSED;
         });
     }
 
@@ -220,6 +219,6 @@ class RedisClusterTest {
             storm.wave();
         }
         assertEquals(0, storm.reconcile(), "double applications");
-        assertTrue(breakers.all().stream().allMatch(b -> b.state() == CircuitBreakerState.CLOSED));
+        assertTrue(breakers.all().stream().allMatch(b -> b.getState() == CircuitBreaker.State.CLOSED));
     }
 }

@@ -39,7 +39,7 @@ public final class AccountLock implements AutoCloseable {
     /** Cancels the statements waiting for this lock (as an operator's pg_cancel_backend would); answers how many. */
     public int cancelWaiters() throws SQLException {
         try (Statement sql = connection.createStatement();
-             ResultSet cancelled = sql.executeQuery("SELECT count(*) FILTER (WHERE pg_cancel_backend(pid)) FROM pg_stat_activity "
+             ResultSet cancelled = freshActivity(sql).executeQuery("SELECT count(*) FILTER (WHERE pg_cancel_backend(pid)) FROM pg_stat_activity "
                      + "WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query ILIKE '%ledger_post_transaction%'")) {
             cancelled.next();
             return cancelled.getInt(1);
@@ -49,11 +49,22 @@ public final class AccountLock implements AutoCloseable {
     /** How many statements wait for this lock now. */
     public int waiters() throws SQLException {
         try (Statement sql = connection.createStatement();
-             ResultSet waiting = sql.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+             ResultSet waiting = freshActivity(sql).executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
                      + "AND pid <> pg_backend_pid() AND query ILIKE '%ledger_post_transaction%'")) {
             waiting.next();
             return waiting.getInt(1);
         }
+    }
+
+    /**
+     * {@code sql}, after dropping this transaction's snapshot of the statistics views: the connection
+     * holds the lock in a transaction, and PostgreSQL answers every read of {@code pg_stat_activity}
+     * in a transaction from the snapshot its first read took, so a look taken before the statement
+     * arrived would never see it arrive.
+     */
+    private static Statement freshActivity(Statement sql) throws SQLException {
+        sql.execute("SELECT pg_stat_clear_snapshot()");
+        return sql;
     }
 
     private static Connection connect() throws SQLException {
