@@ -8,14 +8,15 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.ledger.dependency.Postgres;
+import dev.ledger.tracing.TraceParent;
 
-import java.util.List;
+import java.util.Arrays;
 import java.util.UUID;
 
 /** Queries on accounts: Panache for reads, one call of {@code ledger_open_account} for the open. */
 @ApplicationScoped
 public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
-    private static final String OPEN = "SELECT * FROM ledger_open_account_checked($1, $2, $3, $4, $5, $6, $7)";
+    private static final String OPEN = "SELECT * FROM ledger_open_account_checked($1, $2, $3, $4, $5, $6, $7, $8)";
 
     private final Postgres postgres;
     private final AccountReads reads;
@@ -39,12 +40,12 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
                 .map(account -> account != null && account.owner.equals(owner) ? account : null);
     }
 
-    /** Opens the account under the idempotency record (writing its event for each of {@code eventDestinations}, the brokers switched on), or returns what the record already holds. */
+    /** Opens the account under the idempotency record (writing its event, with the current trace, for each of {@code eventDestinations}, the brokers switched on), or returns what the record already holds. */
     // Bounded, never retried: a write that timed out may have committed. The key is then released
     // and the retry finds the durable record if the commit landed after all.
     public Uni<Row> open(DurableRecord record, UUID id, String currency, String[] eventDestinations) {
-        Tuple args = Tuple.tuple(List.of(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),
-                record.expiresAt(), id, currency, eventDestinations));
+        Tuple args = Tuple.tuple(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),
+                record.expiresAt(), id, currency, eventDestinations, TraceParent.current()));
         return postgres.query(OPEN, args)
                 .map(rows -> rows.iterator().next());
     }

@@ -65,7 +65,8 @@ public class IdempotentExecutor {
         Duration bounded = wait.compareTo(config.idempotency().maxWait()) > 0 ? config.idempotency().maxWait() : wait;
         long deadline = bounded.isZero() || bounded.isNegative() ? 0 : System.nanoTime() + bounded.toNanos();
         return attempt(request, owner, operation, deadline, bounded, false)
-                .onFailure(FailedClosed.class).recoverWithItem(failure -> redisFailedClosed());
+                .onFailure(FailedClosed.class).recoverWithItem(failure -> redisFailedClosed())
+                .invoke(OutcomeTrail::record);
     }
 
     /** {@code waited}: whether this attempt follows a wait, under the bound {@code wait}. */
@@ -132,8 +133,11 @@ public class IdempotentExecutor {
                 .<Outcome>chain(outcome -> switch (outcome.kind()) {
                     // Redis had forgotten a key that Postgres holds for another request.
                     case OTHER_REQUEST -> release(request, owner).replaceWith(keyReused());
-                    case EXECUTED, REPLAYED -> complete(request, owner, outcome.response()).replaceWith(
-                            new Outcome.Recorded(outcome.response(), outcome.kind() == DurableOutcome.Kind.REPLAYED, waited));
+                    case EXECUTED, REPLAYED -> {
+                        Outcome recorded = new Outcome.Recorded(outcome.response(), outcome.kind() == DurableOutcome.Kind.REPLAYED, waited);
+                        OutcomeTrail.record(recorded); // known now: the lines that complete logs carry it
+                        yield complete(request, owner, outcome.response()).replaceWith(recorded);
+                    }
                 })
                 .onFailure(DependencyFailures::isUnavailable).recoverWithItem(failure -> {
                     LOG.warnf("Postgres unavailable for key %s: %s", request.logLabel(), failure.toString());

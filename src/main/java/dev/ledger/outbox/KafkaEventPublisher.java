@@ -1,6 +1,9 @@
 package dev.ledger.outbox;
 
 import dev.ledger.config.LedgerConfig;
+import dev.ledger.tracing.TraceParent;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
@@ -60,6 +63,7 @@ public class KafkaEventPublisher implements EventPublisher {
     private final String topic;
     private final Duration confirmTimeout;
     private final Map<String, Object> kafka;
+    private final Tracer tracer;
     private final ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1, runnable -> {
         Thread t = new Thread(runnable, "ledger-events-kafka");
         t.setDaemon(true);
@@ -70,7 +74,8 @@ public class KafkaEventPublisher implements EventPublisher {
     private int failedChecks;
     private volatile boolean topicExists;
 
-    public KafkaEventPublisher(LedgerConfig config, @Identifier("default-kafka-broker") Map<String, Object> kafka) {
+    public KafkaEventPublisher(LedgerConfig config, @Identifier("default-kafka-broker") Map<String, Object> kafka, Tracer tracer) {
+        this.tracer = tracer;
         this.enabled = config.events().kafka().enabled();
         this.topic = config.events().kafka().topic();
         this.confirmTimeout = config.events().kafka().confirmTimeout();
@@ -152,7 +157,15 @@ public class KafkaEventPublisher implements EventPublisher {
             KafkaProducer<byte[], byte[]> open = producer();
             List<Future<RecordMetadata>> sent = new ArrayList<>(events.size());
             for (OutgoingEvent event : events) {
-                sent.add(open.send(record(event)));
+                // the publish, in the trace of the request that produced the event, when it was traced
+                Span span = TraceParent.startProducer(tracer, topic + " publish", event.traceParent(), "kafka", topic);
+                try {
+                    sent.add(open.send(record(event, span)));
+                } finally {
+                    if (span != null) {
+                        span.end();
+                    }
+                }
             }
             long deadline = System.nanoTime() + confirmTimeout.toNanos();
             for (Future<RecordMetadata> acknowledged : sent) {
@@ -171,11 +184,14 @@ public class KafkaEventPublisher implements EventPublisher {
         }
     }
 
-    private ProducerRecord<byte[], byte[]> record(OutgoingEvent event) {
+    private ProducerRecord<byte[], byte[]> record(OutgoingEvent event, Span span) {
         RecordHeaders headers = new RecordHeaders();
         headers.add(EVENT_TYPE, utf8(event.type()));
         headers.add(EVENT_ID, utf8(event.eventId().toString()));
         headers.add("content-type", utf8("application/json"));
+        if (span != null) {
+            headers.add(TraceParent.HEADER, utf8(TraceParent.of(span)));
+        }
         return new ProducerRecord<>(topic, null, utf8(event.accountId().toString()), event.body(), headers);
     }
 

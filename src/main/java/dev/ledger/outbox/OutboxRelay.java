@@ -209,7 +209,7 @@ final class OutboxRelay {
     private OutgoingEvent outgoing(OutboxRepository.PendingEvent event) {
         try {
             return new OutgoingEvent(event.envelope().eventId(), event.envelope().type(), event.envelope().accountId(),
-                    mapper.writeValueAsBytes(event.envelope()));
+                    mapper.writeValueAsBytes(event.envelope()), event.traceParent());
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("Cannot render event " + event.envelope().eventId(), e);
         }

@@ -22,8 +22,11 @@ import java.util.stream.Collectors;
  */
 @ApplicationScoped
 public class OutboxRepository {
-    /** Claims a batch keeping each account's order with several relays at work: see {@code ledger_claim_deliveries} in V4. */
-    static final String CLAIM = "SELECT * FROM ledger_claim_deliveries($1, $2, $3)";
+    /**
+     * Claims a batch keeping each account's order with several relays at work, with each event's trace: see
+     * {@code ledger_claim_deliveries} in V4 and {@code ledger_claim_traced_deliveries} in V5.
+     */
+    static final String CLAIM = "SELECT * FROM ledger_claim_traced_deliveries($1, $2, $3)";
     /** The deliveries go; an event with none left is published: see {@code ledger_mark_delivered} in V4. */
     static final String MARK = "SELECT ledger_mark_delivered($1, $2)";
     static final String OLDEST = """
@@ -45,8 +48,11 @@ public class OutboxRepository {
         this.data = data.stream().collect(Collectors.toUnmodifiableMap(EventData::type, Function.identity()));
     }
 
-    /** An unpublished event and its body, claimed in the transaction of {@code connection}. */
-    public record PendingEvent(long position, EventEnvelope envelope) {
+    /**
+     * An unpublished event and its body, claimed in the transaction of {@code connection}; {@code traceParent}:
+     * the trace of the request or command that wrote it, null when none was recorded.
+     */
+    public record PendingEvent(long position, EventEnvelope envelope, String traceParent) {
     }
 
     /** Up to {@code batchSize} events not yet delivered to {@code destination}, in order per account, locked by this transaction until it ends. */
@@ -56,7 +62,7 @@ public class OutboxRepository {
                 .map(rows -> {
                     List<PendingEvent> events = new ArrayList<>(rows.size());
                     for (Row row : rows) {
-                        events.add(new PendingEvent(row.getLong("position"), envelope(row)));
+                        events.add(new PendingEvent(row.getLong("position"), envelope(row), row.getString("trace_parent")));
                     }
                     return events;
                 });

@@ -7,6 +7,9 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.config.RabbitMqConnection;
+import dev.ledger.tracing.TraceParent;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.PreDestroy;
@@ -17,6 +20,7 @@ import org.jboss.logging.Logger;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -59,6 +63,7 @@ public class RabbitMqEventPublisher implements EventPublisher {
     private final String exchange;
     private final Optional<String> queue;
     private final Duration confirmTimeout;
+    private final Tracer tracer;
     private final ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1, runnable -> {
         Thread t = new Thread(runnable, "ledger-events-rabbitmq");
         t.setDaemon(true);
@@ -73,7 +78,8 @@ public class RabbitMqEventPublisher implements EventPublisher {
     private volatile boolean declared;
     private int failedDeclarations;
 
-    public RabbitMqEventPublisher(LedgerConfig config, RabbitMqConnection connection) {
+    public RabbitMqEventPublisher(LedgerConfig config, RabbitMqConnection connection, Tracer tracer) {
+        this.tracer = tracer;
         this.enabled = config.events().rabbitmq().enabled();
         this.exchange = config.events().rabbitmq().exchange();
         this.queue = config.events().rabbitmq().queue().filter(name -> !name.isBlank());
@@ -160,7 +166,15 @@ public class RabbitMqEventPublisher implements EventPublisher {
             batch.start(open, open.getNextPublishSeqNo());
             current = batch;
             for (OutgoingEvent event : events) {
-                open.basicPublish(exchange, event.type(), false, properties(event), event.body());
+                // the publish, in the trace of the request that produced the event, when it was traced
+                Span span = TraceParent.startProducer(tracer, exchange + " publish", event.traceParent(), "rabbitmq", exchange);
+                try {
+                    open.basicPublish(exchange, event.type(), false, properties(event, span), event.body());
+                } finally {
+                    if (span != null) {
+                        span.end();
+                    }
+                }
             }
         } catch (Exception | Error e) {
             disconnect();
@@ -168,12 +182,13 @@ public class RabbitMqEventPublisher implements EventPublisher {
         }
     }
 
-    private static AMQP.BasicProperties properties(OutgoingEvent event) {
+    private static AMQP.BasicProperties properties(OutgoingEvent event, Span span) {
         return new AMQP.BasicProperties.Builder()
                 .messageId(event.eventId().toString())
                 .type(event.type())
                 .contentType("application/json")
                 .deliveryMode(2) // persistent: a confirm then means written to disk in a durable queue
+                .headers(span == null ? null : Map.of(TraceParent.HEADER, TraceParent.of(span)))
                 .build();
     }
 

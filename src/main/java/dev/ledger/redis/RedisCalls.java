@@ -3,6 +3,9 @@ package dev.ledger.redis;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.dependency.Deadline;
+import dev.ledger.tracing.ClientSpans;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Tracer;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
@@ -22,11 +25,15 @@ import java.util.concurrent.TimeUnit;
  */
 @ApplicationScoped
 public class RedisCalls {
+    /** The script a traced call ran ({@link ClientSpans}): reserve, complete, release. */
+    private static final AttributeKey<String> SCRIPT = AttributeKey.stringKey("ledger.redis.script");
     private final RedisPipeline pipeline;
     private final RedisNodes nodes;
     private final Duration timeout;
+    private final Tracer tracer;
 
-    public RedisCalls(RedisPipeline pipeline, RedisNodes nodes, LedgerConfig config) {
+    public RedisCalls(RedisPipeline pipeline, RedisNodes nodes, LedgerConfig config, Tracer tracer) {
+        this.tracer = tracer;
         this.pipeline = pipeline;
         this.nodes = nodes;
         this.timeout = config.redis().timeout();
@@ -58,7 +65,8 @@ public class RedisCalls {
             if (!permitted && !evenIfOpen) {
                 return Uni.createFrom().failure(Breakers.refusal(breaker));
             }
-            Uni<Response> bounded = Deadline.within(timeout, "Redis", () -> send(node, script, key, args));
+            Uni<Response> bounded = ClientSpans.around(tracer, "redis", "EVALSHA", node.address(),
+                    SCRIPT, script.name(), Deadline.within(timeout, "Redis", () -> send(node, script, key, args)));
             if (!permitted) {
                 return bounded;
             }

@@ -9,6 +9,7 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.ledger.dependency.Postgres;
+import dev.ledger.tracing.TraceParent;
 
 import java.util.Arrays;
 import java.util.List;
@@ -21,7 +22,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry, UUID> {
     private static final String POST =
-            "SELECT * FROM ledger_post_transaction_checked($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+            "SELECT * FROM ledger_post_transaction_checked($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
 
     private final Postgres postgres;
 
@@ -41,7 +42,7 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
 
     /**
      * Inserts the idempotency record, applies the sequence-checked update and the ledger entry (and an
-     * outbox event for each of {@code eventDestinations}), all in one statement; or returns what the
+     * outbox event, with the current trace, for each of {@code eventDestinations}), all in one statement; or returns what the
      * record already holds. A null account id finds no account.
      */
     // Bounded, never retried: a write that timed out may have committed. The key is then released
@@ -49,7 +50,8 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
     public Uni<Row> post(DurableRecord record, UUID accountId, UUID entryId, PostTransactionRequest request, String[] eventDestinations) {
         Tuple args = Tuple.from(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()),
                 Buffer.buffer(record.fingerprint()), record.expiresAt(), accountId, entryId,
-                request.type().name(), request.amount(), request.sequence(), request.reference(), eventDestinations));
+                request.type().name(), request.amount(), request.sequence(), request.reference(), eventDestinations,
+                TraceParent.current()));
         return postgres.query(POST, args)
                 .map(rows -> rows.iterator().next());
     }

@@ -4,9 +4,13 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.LedgerApi;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 import java.util.LinkedHashMap;
@@ -189,5 +193,20 @@ class OperatingSurfaceTest {
         String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
         assertFalse(metrics.contains(method), "the made-up method is in /q/metrics");
         assertTrue(metrics.contains("method=\"OTHER\""), "no OTHER series");
+    }
+
+    @Inject
+    Tracer tracer;
+
+    @Test
+    void tracesAreOffWhileNoOtlpEndpointIsConfigured() {
+        // TracingTest (an endpoint set) sees the same code record and export spans
+        Span span = tracer.spanBuilder("probe").startSpan();
+        try {
+            assertFalse(span.isRecording(), "a span is recorded with no OTLP endpoint configured");
+        } finally {
+            span.end();
+        }
+        assertEquals("0.0", ConfigProvider.getConfig().getValue("quarkus.otel.traces.sampler.arg", String.class));
     }
 }

@@ -66,7 +66,7 @@ public final class EventTap implements AutoCloseable {
      */
     public record Delivery(String messageId, String routingKey, String contentType, Integer deliveryMode,
                            boolean redelivered, String raw, String eventId, String type, String accountId,
-                           String resourceId, long sequence) {
+                           String resourceId, long sequence, String traceparent) {
         static Delivery of(com.rabbitmq.client.Delivery message) {
             String raw = new String(message.getBody(), StandardCharsets.UTF_8);
             JsonNode body;
@@ -79,7 +79,12 @@ public final class EventTap implements AutoCloseable {
                     message.getProperties().getContentType(), message.getProperties().getDeliveryMode(),
                     message.getEnvelope().isRedeliver(), raw, body.path("eventId").asText(), body.path("type").asText(),
                     body.path("accountId").asText(), body.path("data").path("id").asText(),
-                    body.path("data").path("sequence").asLong());
+                    body.path("data").path("sequence").asLong(), traceparent(message.getProperties().getHeaders()));
+        }
+
+        private static String traceparent(Map<String, Object> headers) {
+            Object value = headers == null ? null : headers.get("traceparent");
+            return value == null ? null : value.toString();
         }
 
         /** The body, parsed. */

@@ -1,17 +1,23 @@
 package dev.ledger.packaged;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentRequest;
+import dev.ledger.testing.OtlpReceiver;
 import dev.ledger.testing.PackagedApp;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,19 +25,22 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static dev.ledger.testing.PackagedApp.sha256Hex;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * API keys in the packaged application, configured as an operator does through
  * {@code LEDGER_API_KEYS}: what stops it at start (and what it prints then), a rotation across a
  * restart, the switch {@code LEDGER_AUTH_ENABLED=false}, and that its whole log output under
- * traffic holds no raw API key, idempotency key or request body. Skipped where Dev Services run.
+ * traffic holds no raw API key, idempotency key or request body, in any field of its JSON lines; a
+ * request's lines carry its trace id and, once known, its outcome. Skipped where Dev Services run.
  */
 class ApiKeysIT {
     private static final String ACME_OLD = "acme-old-key-0123456789abcdef0";
     private static final String ACME_NEW = "acme-new-key-0123456789abcdef0";
     private static final String GLOBEX = "globex-key-0123456789abcdef012";
     private static final String UNKNOWN = "unknown-key-0123456789abcdef01";
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static Map<String, String> keys(String value) {
         Map<String, String> environment = new HashMap<>();
@@ -167,6 +176,10 @@ class ApiKeysIT {
         // Redis unreachable: every POST logs a warning about its key, which must name it by a hash only
         Map<String, String> redisDown = keys(keys);
         redisDown.put("QUARKUS_REDIS_HOSTS", "redis://127.0.0.1:1");
+        // Traces on, by the endpoint alone: each line of a request then carries its trace id
+        redisDown.put("QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", OtlpReceiver.endpoint());
+        redisDown.put("QUARKUS_OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf");
+        redisDown.put("QUARKUS_OTEL_BSP_SCHEDULE_DELAY", "100ms");
         // The breaker stays closed, so that each POST meets the refused port and logs (the warm-up's
         // failed calls at start would otherwise open it, and a POST through an open breaker logs nothing)
         redisDown.put("LEDGER_REDIS_BREAKER_REQUEST_VOLUME_THRESHOLD", "1000");
@@ -178,13 +191,56 @@ class ApiKeysIT {
         String redisDownLog = logs.get(1);
         String label = IdempotentRequest.of("acme", new IdempotencyKey(redisDownKeys.get(0)), "POST", "/accounts",
                 JsonNodeFactory.instance.objectNode()).logLabel();
-        assertTrue(redisDownLog.contains("Redis unavailable at reserve") && redisDownLog.contains(label),
-                "the request path logged nothing about its keys; the scan would prove nothing:\n" + redisDownLog);
+        JsonNode reserveLine = jsonLines(redisDownLog).stream()
+                .filter(line -> line.path("message").asText().contains("Redis unavailable at reserve")
+                        && line.path("message").asText().contains(label))
+                .findFirst().orElseThrow(() -> new AssertionError(
+                        "the request path logged nothing about its keys; the scan would prove nothing:\n" + redisDownLog));
+        String traceId = reserveLine.path("mdc").path("traceId").asText();
+        assertTrue(traceId.matches("[0-9a-f]{32}"), "a request's line carries its trace id: " + reserveLine);
+        await().atMost(Duration.ofSeconds(20)).until(() -> !OtlpReceiver.trace(traceId).isEmpty());
+        assertTrue(jsonLines(redisDownLog).stream().anyMatch(line -> line.path("message").asText().contains("Could not record key")
+                        && Set.of("executed", "replayed").contains(line.path("mdc").path("outcome").asText())),
+                "a line logged once the outcome was known carries it:\n" + redisDownLog);
         for (String log : logs) {
+            List<JsonNode> lines = jsonLines(log);
+            assertFalse(lines.isEmpty(), "the packaged application logs JSON:\n" + log);
             for (String secret : secrets) {
                 assertFalse(log.contains(secret), "the log shows " + secret);
+                for (JsonNode line : lines) {
+                    for (String value : values(line)) {
+                        assertFalse(value.contains(secret), "a JSON field of the log shows " + secret + ": " + line);
+                    }
+                }
             }
             assertFalse(log.contains("Bearer "), "the log shows an Authorization header");
         }
+    }
+
+    /** The log's lines that are JSON objects (the application's; the JVM's own warnings are plain text). */
+    private static List<JsonNode> jsonLines(String log) {
+        List<JsonNode> lines = new ArrayList<>();
+        for (String line : log.split("\n")) {
+            if (line.startsWith("{")) {
+                try {
+                    lines.add(JSON.readTree(line));
+                } catch (IOException e) {
+                    throw new AssertionError("a log line that is not JSON: " + line, e);
+                }
+            }
+        }
+        return lines;
+    }
+
+    /** Every text of a JSON line, its names and values at any depth, decoded (escapes undone). */
+    private static List<String> values(JsonNode node) {
+        List<String> values = new ArrayList<>();
+        if (node.isContainerNode()) {
+            node.fieldNames().forEachRemaining(values::add);
+            node.elements().forEachRemaining(child -> values.addAll(values(child)));
+        } else {
+            values.add(node.asText());
+        }
+        return values;
     }
 }

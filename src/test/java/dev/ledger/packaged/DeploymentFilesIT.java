@@ -42,7 +42,9 @@ class DeploymentFilesIT {
     /** The standard Quarkus settings the service is configured with (docs/configuration.md). */
     static final Set<String> QUARKUS_SETTINGS = Set.of("QUARKUS_HTTP_PORT", "QUARKUS_DATASOURCE_REACTIVE_URL",
             "QUARKUS_DATASOURCE_JDBC_URL", "QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD", "QUARKUS_REDIS_HOSTS",
-            "QUARKUS_REDIS_CLIENT_TYPE", "QUARKUS_SHUTDOWN_DELAY", "QUARKUS_SHUTDOWN_TIMEOUT");
+            "QUARKUS_REDIS_CLIENT_TYPE", "QUARKUS_SHUTDOWN_DELAY", "QUARKUS_SHUTDOWN_TIMEOUT",
+            "QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT", "QUARKUS_OTEL_EXPORTER_OTLP_PROTOCOL",
+            "QUARKUS_OTEL_TRACES_SAMPLER_ARG", "QUARKUS_OTEL_SDK_DISABLED", "QUARKUS_LOG_CONSOLE_JSON_ENABLED");
     /** The bound on finishing in-flight requests after SIGTERM (quarkus.shutdown.timeout in application.properties). */
     static final Path APPLICATION_PROPERTIES = Path.of("src/main/resources/application.properties");
     static final List<String> DOCKERFILES = List.of("Dockerfile.jvm", "Dockerfile.native", "Dockerfile.native-micro",

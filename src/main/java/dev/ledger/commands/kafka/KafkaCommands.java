@@ -1,6 +1,9 @@
 package dev.ledger.commands.kafka;
 
 import dev.ledger.commands.CommandMetrics;
+import dev.ledger.tracing.CommandSpans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.idempotency.IdempotentExecutor;
 import dev.ledger.idempotency.Outcome;
@@ -60,9 +63,12 @@ public class KafkaCommands {
     private final Vertx vertx;
     private final CommandLanes lanes;
 
+    private final Tracer tracer;
+
     public KafkaCommands(IdempotentExecutor executor, TransactionService transactions, KafkaOutcomes outcomes,
                          ResponseRecorder recorder, CommandMetrics metrics, ApiKeys keys, LedgerConfig config, Vertx vertx,
-                         @Identifier(CommandLanes.NAME) CommandLanes lanes) {
+                         @Identifier(CommandLanes.NAME) CommandLanes lanes, Tracer tracer) {
+        this.tracer = tracer;
         this.executor = executor;
         this.transactions = transactions;
         this.outcomes = outcomes;
@@ -84,12 +90,15 @@ public class KafkaCommands {
     private CompletionStage<Void> run(CommandLanes.Job job) {
         CompletableFuture<Void> settled = new CompletableFuture<>();
         Context own = VertxContext.createNewDuplicatedContext(vertx.getOrCreateContext());
-        own.runOnContext(ignored -> handle(job).subscribe().with(
-                done -> settled.complete(null),
-                failure -> {
-                    LOG.errorf(failure, "A Kafka command could not be settled; it is delivered again after a restart or rebalance");
-                    settled.complete(null);
-                }));
+        own.runOnContext(ignored -> {
+            Span span = CommandSpans.startProcess(tracer, job.record(), "kafka", job.record().getTopic());
+            handle(job).onTermination().invoke(() -> CommandSpans.end(span)).subscribe().with(
+                    done -> settled.complete(null),
+                    failure -> {
+                        LOG.errorf(failure, "A Kafka command could not be settled; it is delivered again after a restart or rebalance");
+                        settled.complete(null);
+                    });
+        });
         return settled;
     }
 

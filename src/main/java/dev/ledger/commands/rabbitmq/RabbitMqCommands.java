@@ -2,6 +2,9 @@ package dev.ledger.commands.rabbitmq;
 
 import dev.ledger.commands.CommandFlow;
 import dev.ledger.commands.CommandMetrics;
+import dev.ledger.tracing.CommandSpans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
 
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.idempotency.IdempotentExecutor;
@@ -64,9 +67,14 @@ public class RabbitMqCommands {
     private final LedgerConfig config;
     private final Vertx vertx;
 
+    /** The queue commands are consumed from (mp.messaging.incoming.commands.queue.name), as traces name it. */
+    private static final String QUEUE = "ledger.commands";
+    private final Tracer tracer;
+
     public RabbitMqCommands(IdempotentExecutor executor, TransactionService transactions, OutcomePublisher publisher,
                            ResponseRecorder recorder, CommandFlow flow, CommandMetrics metrics, ApiKeys keys,
-                           LedgerConfig config, Vertx vertx) {
+                           LedgerConfig config, Vertx vertx, Tracer tracer) {
+        this.tracer = tracer;
         this.executor = executor;
         this.transactions = transactions;
         this.publisher = publisher;
@@ -83,10 +91,13 @@ public class RabbitMqCommands {
         Context current = Vertx.currentContext();
         Context loop = current != null && current.isEventLoopContext() ? current : vertx.getOrCreateContext();
         Context own = VertxContext.createNewDuplicatedContext(loop);
-        own.runOnContext(ignored -> handle(message).subscribe().with(
-                settled -> {
-                },
-                failure -> LOG.errorf(failure, "A command could not be settled; the broker redelivers it")));
+        own.runOnContext(ignored -> {
+            Span span = CommandSpans.startProcess(tracer, message, "rabbitmq", QUEUE);
+            handle(message).onTermination().invoke(() -> CommandSpans.end(span)).subscribe().with(
+                    settled -> {
+                    },
+                    failure -> LOG.errorf(failure, "A command could not be settled; the broker redelivers it"));
+        });
         return CompletableFuture.completedFuture(null);
     }
 
