@@ -3,12 +3,16 @@ package dev.ledger.redis;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.dependency.Deadline;
+import dev.ledger.dependency.DependencyTimer;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,11 +29,15 @@ public class RedisCalls {
     private final RedisPipeline pipeline;
     private final RedisNodes nodes;
     private final Duration timeout;
+    private final MeterRegistry registry;
+    /** By script name: a handful, made at each script's first call. */
+    private final Map<String, DependencyTimer> timers = new ConcurrentHashMap<>();
 
-    public RedisCalls(RedisPipeline pipeline, RedisNodes nodes, LedgerConfig config) {
+    public RedisCalls(RedisPipeline pipeline, RedisNodes nodes, LedgerConfig config, MeterRegistry registry) {
         this.pipeline = pipeline;
         this.nodes = nodes;
         this.timeout = config.redis().timeout();
+        this.registry = registry;
     }
 
     /** Runs {@code script} on {@code key}, unless the key's node breaker is open. */
@@ -58,7 +66,9 @@ public class RedisCalls {
             if (!permitted && !evenIfOpen) {
                 return Uni.createFrom().failure(Breakers.refusal(breaker));
             }
-            Uni<Response> bounded = Deadline.within(timeout, "Redis", () -> send(node, script, key, args));
+            DependencyTimer timer = timers.computeIfAbsent(script.name(),
+                    name -> DependencyTimer.of(registry, "redis", name.replace(".lua", "")));
+            Uni<Response> bounded = timer.time(() -> Deadline.within(timeout, "Redis", () -> send(node, script, key, args)));
             if (!permitted) {
                 return bounded;
             }
