@@ -20,7 +20,8 @@ public class CommandMetrics {
     public static final String KAFKA = "kafka";
 
     private final MeterRegistry registry;
-    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    /** By transport, then outcome (then problem, for dead letters): found without building a key per command. */
+    private final Map<String, Map<String, Map<String, Counter>>> counters = new ConcurrentHashMap<>();
 
     public CommandMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -45,11 +46,13 @@ public class CommandMetrics {
     }
 
     private void count(String transport, String outcome, String problem) {
-        counters.computeIfAbsent(transport + "/" + outcome + "/" + problem, ignored -> {
-            // one set of tag keys for every series of a name (Prometheus refuses two): problem "none" but for dead letters
-            return Counter.builder("ledger.commands").tag("transport", transport).tag("outcome", outcome)
-                    .tag("problem", problem == null ? "none" : problem)
-                    .description("Payment commands from the brokers, by what became of them").register(registry);
-        }).increment();
+        // one set of tag keys for every series of a name (Prometheus refuses two): problem "none" but for dead letters
+        String tag = problem == null ? "none" : problem;
+        counters.computeIfAbsent(transport, ignored -> new ConcurrentHashMap<>())
+                .computeIfAbsent(outcome, ignored -> new ConcurrentHashMap<>())
+                .computeIfAbsent(tag, ignored -> Counter.builder("ledger.commands").tag("transport", transport)
+                        .tag("outcome", outcome).tag("problem", tag)
+                        .description("Payment commands from the brokers, by what became of them").register(registry))
+                .increment();
     }
 }

@@ -2,6 +2,7 @@ package dev.ledger.dependency;
 
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Deadline;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -22,20 +23,22 @@ import java.util.function.Supplier;
 public class Postgres {
     private final Pool pool;
     private final Duration timeout;
+    private final DependencyTimer statements;
 
     @Inject
-    public Postgres(Pool pool, LedgerConfig config) {
-        this(pool, config.database().timeout());
+    public Postgres(Pool pool, LedgerConfig config, MeterRegistry registry) {
+        this(pool, config.database().timeout(), registry);
     }
 
-    public Postgres(Pool pool, Duration timeout) {
+    public Postgres(Pool pool, Duration timeout, MeterRegistry registry) {
         this.pool = pool;
         this.timeout = timeout;
+        this.statements = DependencyTimer.of(registry, "postgres", "statement");
     }
 
-    /** The call, failing with a TimeoutException when it takes longer than the bound. */
+    /** The call, failing with a TimeoutException when it takes longer than the bound; timed, the bound included. */
     public <T> Uni<T> bounded(Supplier<Uni<T>> call) {
-        return Deadline.within(timeout, "Postgres", call);
+        return statements.time(() -> Deadline.within(timeout, "Postgres", call));
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentExecutor;
 import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.idempotency.Outcome;
+import dev.ledger.idempotency.OutcomeMetrics;
 import dev.ledger.idempotency.RecordedResponse;
 import dev.ledger.input.JsonBody;
 import dev.ledger.input.JsonMediaType;
@@ -42,11 +43,13 @@ public class IdempotentPosts {
     private final IdempotentExecutor executor;
     private final Caller caller;
     private final int maxBodyBytes;
+    private final OutcomeMetrics.Door metrics;
 
-    public IdempotentPosts(IdempotentExecutor executor, Caller caller, LedgerConfig config) {
+    public IdempotentPosts(IdempotentExecutor executor, Caller caller, LedgerConfig config, OutcomeMetrics metrics) {
         this.executor = executor;
         this.caller = caller;
         this.maxBodyBytes = config.request().maxBodyBytes();
+        this.metrics = metrics.door("http");
     }
 
     /** A POST's validated body, ready for the engine: the request its key stands for, and its business step. */
@@ -70,8 +73,15 @@ public class IdempotentPosts {
             Buffer bytes = context.body().buffer();
             JsonBody json = JsonBody.parse(bytes == null ? null : bytes.getBytes(), maxBodyBytes, members);
             Post post = reader.read(json, caller.clientId(context), key);
+            long start = System.nanoTime();
             executor.execute(post.request(), post.step(), PreferWait.of(http.headers().getAll(PreferWait.PREFER)))
-                    .subscribe().with(outcome -> send(context.response(), outcome), failure -> fail(context, failure));
+                    .subscribe().with(outcome -> {
+                        metrics.record(outcome, start);
+                        send(context.response(), outcome);
+                    }, failure -> {
+                        metrics.failed(start);
+                        fail(context, failure);
+                    });
         } catch (RuntimeException e) {
             fail(context, e);
         }

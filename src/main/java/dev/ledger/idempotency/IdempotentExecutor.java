@@ -77,15 +77,16 @@ public class IdempotentExecutor {
                 .onFailure().recoverWithUni(failure -> redisUnavailable(request, owner, failure))
                 .chain(reservation -> {
                     if (reservation instanceof Reservation.Acquired acquired) {
-                        return executeDurably(request, acquired.owner(), operation, waitedFor);
+                        return executeDurably(request, acquired, operation, waitedFor);
                     }
                     if (reservation instanceof Reservation.Completed completed) {
-                        return Uni.createFrom().item(new Outcome.Recorded(completed.response(), true, waitedFor));
+                        return Uni.createFrom().item(new Outcome.Recorded(completed.response(), Outcome.Source.STORE,
+                                waitedFor, false));
                     }
                     if (reservation instanceof Reservation.InProgress inProgress) {
                         long left = deadline - System.nanoTime();
                         if (deadline == 0 || left <= 0) {
-                            return Uni.createFrom().item(inFlight(inProgress));
+                            return Uni.createFrom().item(inFlight(inProgress, waited));
                         }
                         Duration bound = Duration.ofNanos(Math.min(left,
                                 Duration.ofMillis(inProgress.remainingMillis() + LEASE_GRACE_MILLIS).toNanos()));
@@ -118,11 +119,12 @@ public class IdempotentExecutor {
         if (config.redis().failClosed()) {
             return release(request, fenced).replaceWith(Uni.createFrom().failure(new FailedClosed()));
         }
-        return Uni.createFrom().item(new Reservation.Acquired(fenced));
+        return Uni.createFrom().item(new Reservation.Acquired(fenced, true));
     }
 
-    private Uni<Outcome> executeDurably(IdempotentRequest request, String owner, DurableOperation operation,
-                                        Duration waited) {
+    private Uni<Outcome> executeDurably(IdempotentRequest request, Reservation.Acquired reservation,
+                                        DurableOperation operation, Duration waited) {
+        String owner = reservation.owner();
         OffsetDateTime expiresAt = OffsetDateTime.now(ZoneOffset.UTC).plus(config.idempotency().retention());
         DurableRecord record = new DurableRecord(request.client(), request.keyHash(),
                 request.fingerprint().bytes(), expiresAt);
@@ -134,7 +136,8 @@ public class IdempotentExecutor {
                     // Redis had forgotten a key that Postgres holds for another request.
                     case OTHER_REQUEST -> release(request, owner).replaceWith(keyReused());
                     case EXECUTED, REPLAYED -> {
-                        Outcome recorded = new Outcome.Recorded(outcome.response(), outcome.kind() == DurableOutcome.Kind.REPLAYED, waited);
+                        Outcome recorded = new Outcome.Recorded(outcome.response(), outcome.kind() == DurableOutcome.Kind.REPLAYED
+                                ? Outcome.Source.POSTGRES : Outcome.Source.EXECUTED, waited, reservation.storeBypassed());
                         OutcomeTrail.record(recorded); // known now: the lines that complete logs carry it
                         yield complete(request, owner, outcome.response()).replaceWith(recorded);
                     }
@@ -171,10 +174,10 @@ public class IdempotentExecutor {
                 .replaceWithVoid();
     }
 
-    private Outcome inFlight(Reservation.InProgress inProgress) {
+    private Outcome inFlight(Reservation.InProgress inProgress, boolean waited) {
         return new Outcome.InFlight(recorder.problem(new Problem(ProblemType.REQUEST_IN_PROGRESS,
                 "A request with this Idempotency-Key is still being processed; retry after it completes")),
-                inProgress.retryAfterSeconds());
+                inProgress.retryAfterSeconds(), waited);
     }
 
     private Outcome keyReused() {
@@ -184,7 +187,7 @@ public class IdempotentExecutor {
 
     private Outcome redisFailedClosed() {
         return new Outcome.Unavailable(recorder.problem(new Problem(ProblemType.SERVICE_UNAVAILABLE,
-                "The idempotency store is unavailable; nothing was applied. Retry with the same Idempotency-Key")), 1);
+                "The idempotency store is unavailable; nothing was applied. Retry with the same Idempotency-Key")), 1, false);
     }
 
     private Outcome databaseUnavailable() {
@@ -192,7 +195,7 @@ public class IdempotentExecutor {
         return new Outcome.Unavailable(recorder.problem(new Problem(ProblemType.SERVICE_UNAVAILABLE,
                 "The ledger database did not confirm this request in time; it may or may not have been applied. "
                         + "Retry with the same Idempotency-Key: it is applied at most once, and the retry answers with "
-                        + "its outcome")), 1);
+                        + "its outcome")), 1, true);
     }
 
     /** Redis could not answer and the service fails closed: nothing was sent to Postgres. */

@@ -14,14 +14,29 @@ public sealed interface Outcome {
 
     /**
      * The key's recorded answer: the business outcome (applied, or a refusal such as
-     * {@code insufficient-funds}), fresh or {@code replayed}. {@code waited}: how long the request was
-     * allowed to wait for an in-flight original before it got this answer; null when it did not wait.
+     * {@code insufficient-funds}), fresh or replayed, and from where ({@code source}). {@code waited}: how
+     * long the request was allowed to wait for an in-flight original before it got this answer; null when
+     * it did not wait. {@code storeBypassed}: the store could not answer, so Postgres alone decided.
      */
-    record Recorded(RecordedResponse response, boolean replayed, Duration waited) implements Outcome {
+    record Recorded(RecordedResponse response, Source source, Duration waited, boolean storeBypassed) implements Outcome {
+        /** Whether the answer was recorded by an earlier request. */
+        public boolean replayed() {
+            return source != Source.EXECUTED;
+        }
     }
 
-    /** Another request with the key is in flight (still, if this one waited). Nothing recorded. */
-    record InFlight(RecordedResponse response, long retryAfterSeconds) implements Outcome {
+    /** Where a recorded answer came from. */
+    enum Source {
+        /** This request ran the business step. */
+        EXECUTED,
+        /** The store (Redis) held the completed key. */
+        STORE,
+        /** The store did not know the key, and Postgres' durable record answered (the backstop). */
+        POSTGRES
+    }
+
+    /** Another request with the key is in flight (still, if this one {@code waited}). Nothing recorded. */
+    record InFlight(RecordedResponse response, long retryAfterSeconds, boolean waited) implements Outcome {
     }
 
     /** The key was used by the client for another request. Nothing recorded. */
@@ -31,7 +46,9 @@ public sealed interface Outcome {
     /**
      * Redis (failing closed) or Postgres could not answer. The key was given back; whether a
      * statement that timed out committed is unknown, and a retry finds out (it applies at most once).
+     * {@code released}: the business step was tried and failed (Postgres), rather than refused before
+     * it ran (Redis failing closed).
      */
-    record Unavailable(RecordedResponse response, long retryAfterSeconds) implements Outcome {
+    record Unavailable(RecordedResponse response, long retryAfterSeconds, boolean released) implements Outcome {
     }
 }

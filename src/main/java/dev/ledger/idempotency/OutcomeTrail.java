@@ -26,17 +26,8 @@ final class OutcomeTrail {
         MDC.put(LOG_FIELD, name);
     }
 
-    /** The outcome's name in traces and logs. */
+    /** The outcome's name in traces and logs: the tag of {@code ledger_idempotency_requests_seconds} ({@link OutcomeMetrics.Kind}). */
     static String name(Outcome outcome) {
-        if (outcome instanceof Outcome.Recorded recorded) {
-            return recorded.replayed() ? "replayed" : "executed";
-        }
-        if (outcome instanceof Outcome.InFlight) {
-            return "in-flight";
-        }
-        if (outcome instanceof Outcome.KeyReused) {
-            return "key-reused";
-        }
-        return "unavailable";
+        return OutcomeMetrics.Kind.of(outcome).tag();
     }
 }

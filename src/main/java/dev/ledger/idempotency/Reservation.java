@@ -6,8 +6,12 @@ public sealed interface Reservation {
     /**
      * The caller may execute: it owns the key for the lease and {@code owner} fences its later
      * writes; or, with {@code owner} null, the store was not reached and holds nothing of this request.
+     * {@code storeBypassed}: the store could not answer, and the request goes on through Postgres alone.
      */
-    record Acquired(String owner) implements Reservation {
+    record Acquired(String owner, boolean storeBypassed) implements Reservation {
+        public Acquired(String owner) {
+            this(owner, false);
+        }
     }
 
     /** The key completed with this answer (for the same request). */

@@ -3,6 +3,7 @@ package dev.ledger.outbox;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.config.LedgerConfig;
+import dev.ledger.dependency.DependencyTimer;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -47,6 +48,8 @@ final class OutboxRelay {
     private final LedgerConfig.Events.Relay settings;
     private final OutboxRepository outbox;
     private final EventPublisher publisher;
+    /** Each batch's publish, until the broker confirmed it (or failed). */
+    private final DependencyTimer publishes;
     private final Pool pool;
     private final ObjectMapper mapper;
     private final Vertx vertx;
@@ -71,8 +74,9 @@ final class OutboxRelay {
     private int failures;
 
     OutboxRelay(EventPublisher publisher, LedgerConfig.Events.Relay settings, OutboxRepository outbox, Pool pool,
-                ObjectMapper mapper, Vertx vertx) {
+                ObjectMapper mapper, Vertx vertx, DependencyTimer publishes) {
         this.destination = publisher.destination();
+        this.publishes = publishes;
         this.settings = settings;
         this.outbox = outbox;
         this.publisher = publisher;
@@ -196,7 +200,7 @@ final class OutboxRelay {
             }
         }
         List<OutgoingEvent> outgoing = fresh.stream().map(this::outgoing).toList();
-        return publisher.publish(outgoing)
+        return publishes.time(() -> publisher.publish(outgoing))
                 .onItem().transform(ignored -> new Outcome(events.size(), fresh.size(), null))
                 .onFailure(EventPublishException.class).recoverWithItem(failure ->
                         new Outcome(events.size(), ((EventPublishException) failure).confirmed(), failure))

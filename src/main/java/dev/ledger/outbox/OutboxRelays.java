@@ -2,6 +2,8 @@ package dev.ledger.outbox;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.config.LedgerConfig;
+import dev.ledger.dependency.DependencyTimer;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -23,10 +25,11 @@ public class OutboxRelays {
     private final String[] destinations;
 
     public OutboxRelays(LedgerConfig config, Instance<EventPublisher> publishers, OutboxRepository outbox, Pool pool,
-                        ObjectMapper mapper, Vertx vertx) {
+                        ObjectMapper mapper, Vertx vertx, MeterRegistry registry) {
         this.relays = publishers.stream().filter(EventPublisher::enabled)
                 .sorted(Comparator.comparing(EventPublisher::destination))
-                .map(publisher -> new OutboxRelay(publisher, config.events().relay(), outbox, pool, mapper, vertx))
+                .map(publisher -> new OutboxRelay(publisher, config.events().relay(), outbox, pool, mapper, vertx,
+                        DependencyTimer.of(registry, publisher.destination(), "events")))
                 .toList();
         this.destinations = relays.stream().map(OutboxRelay::destination).toArray(String[]::new);
     }

@@ -3,7 +3,9 @@ package dev.ledger.redis;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.dependency.Deadline;
+import dev.ledger.dependency.DependencyTimer;
 import dev.ledger.tracing.ClientSpans;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Tracer;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -12,6 +14,8 @@ import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,13 +34,17 @@ public class RedisCalls {
     private final RedisPipeline pipeline;
     private final RedisNodes nodes;
     private final Duration timeout;
+    private final MeterRegistry registry;
+    /** By script name: a handful, made at each script's first call. */
+    private final Map<String, DependencyTimer> timers = new ConcurrentHashMap<>();
     private final Tracer tracer;
 
-    public RedisCalls(RedisPipeline pipeline, RedisNodes nodes, LedgerConfig config, Tracer tracer) {
+    public RedisCalls(RedisPipeline pipeline, RedisNodes nodes, LedgerConfig config, MeterRegistry registry, Tracer tracer) {
         this.tracer = tracer;
         this.pipeline = pipeline;
         this.nodes = nodes;
         this.timeout = config.redis().timeout();
+        this.registry = registry;
     }
 
     /** Runs {@code script} on {@code key}, unless the key's node breaker is open. */
@@ -65,8 +73,10 @@ public class RedisCalls {
             if (!permitted && !evenIfOpen) {
                 return Uni.createFrom().failure(Breakers.refusal(breaker));
             }
-            Uni<Response> bounded = ClientSpans.around(tracer, "redis", "EVALSHA", node.address(),
-                    SCRIPT, script.name(), Deadline.within(timeout, "Redis", () -> send(node, script, key, args)));
+            DependencyTimer timer = timers.computeIfAbsent(script.name(),
+                    name -> DependencyTimer.of(registry, "redis", name.replace(".lua", "")));
+            Uni<Response> bounded = ClientSpans.around(tracer, "redis", "EVALSHA", node.address(), SCRIPT, script.name(),
+                    timer.time(() -> Deadline.within(timeout, "Redis", () -> send(node, script, key, args))));
             if (!permitted) {
                 return bounded;
             }

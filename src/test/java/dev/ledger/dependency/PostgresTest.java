@@ -1,5 +1,6 @@
 package dev.ledger.dependency;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -53,7 +54,7 @@ class PostgresTest {
                         .setDatabase("postgres"))
                 .using(vertx)
                 .build());
-        Postgres guard = new Postgres(pool, Duration.ofSeconds(5));
+        Postgres guard = new Postgres(pool, Duration.ofSeconds(5), new SimpleMeterRegistry());
 
         CompletableFuture<Throwable> failure = new CompletableFuture<>();
         vertx.getOrCreateContext().runOnContext(ignored -> guard.query("SELECT 1", Tuple.tuple()).subscribe().with(

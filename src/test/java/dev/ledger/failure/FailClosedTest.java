@@ -3,10 +3,12 @@ package dev.ledger.failure;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.testing.FailureLab;
 import dev.ledger.testing.FailureLabProfile;
+import dev.ledger.testing.Outcomes;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,6 +49,7 @@ class FailClosedTest {
         credit(account, 30, 1);
         String key = newKey();
         FailureLab.redisProxy().cut();
+        Outcomes http = Outcomes.since("http");
 
         Response refused = postTransaction(account, key, transaction("CREDIT", 5, 2));
         assertEquals(503, refused.statusCode(), refused.asString());
@@ -62,6 +65,7 @@ class FailClosedTest {
         assertEquals(201, accepted.statusCode(), accepted.asString());
         assertNull(accepted.header("Idempotent-Replayed"));
         assertEquals(35, balance(account));
+        http.assertChanged(Map.of("unavailable", 1.0, "executed", 1.0));
         given().when().get("/q/health/ready").then().statusCode(200);
     }
 }

@@ -3,6 +3,7 @@ package dev.ledger.failure;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.testing.FailureLab;
 import dev.ledger.testing.FailureLabProfile;
+import dev.ledger.testing.Outcomes;
 import dev.ledger.testing.TcpProxy;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 import java.time.Duration;
+import java.util.Map;
 
 import static dev.ledger.testing.LedgerApi.account;
 import static dev.ledger.testing.LedgerApi.balance;
@@ -70,6 +72,7 @@ class PostgresFailureTest {
         String account = newAccount();
         String key = newKey();
         FailureLab.postgresProxy().cut();
+        Outcomes http = Outcomes.since("http");
 
         long start = System.nanoTime();
         Response down = postTransaction(account, key, transaction("CREDIT", 70, 1));
@@ -82,6 +85,7 @@ class PostgresFailureTest {
 
         FailureLab.postgresProxy().heal();
         assertTheRetryExecutesOnce(account, key, 70);
+        http.assertChanged(Map.of("released", 1.0, "executed", 1.0));
     }
 
     /** PostgreSQL up but refusing connections with a FATAL error (here "database does not allow connections"): unavailable, not a bug. */

@@ -5,6 +5,8 @@ import dev.ledger.testing.AccountLock;
 import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.FailureLab;
 import dev.ledger.testing.FailureLabProfile;
+import dev.ledger.testing.Metrics;
+import dev.ledger.testing.Outcomes;
 import dev.ledger.testing.PaymentLoad;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.quarkus.redis.datasource.RedisDataSource;
@@ -22,6 +24,7 @@ import java.net.URL;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -68,6 +71,11 @@ class RedisFailureTest {
         redis.flushall();
     }
 
+    private static double redisReservesFailed() {
+        return Metrics.value(given().get("/q/metrics").asString(),
+                "ledger_dependency_calls_seconds_count{call=\"reserve\",dependency=\"redis\",result=\"failed\"}").orElse(0);
+    }
+
     private int redisKeys() {
         return redis.key().keys("idem:*").size();
     }
@@ -77,6 +85,8 @@ class RedisFailureTest {
         String account = newAccount();
         String key = newKey();
         FailureLab.redisProxy().cut();
+        Outcomes http = Outcomes.since("http");
+        double redisFailed = redisReservesFailed();
 
         Response first = postTransaction(account, key, transaction("CREDIT", 250, 1));
         assertEquals(201, first.statusCode(), first.asString());
@@ -86,6 +96,8 @@ class RedisFailureTest {
         assertEquals("true", retry.header("Idempotent-Replayed"));
         assertEquals(first.asString(), retry.asString());
         assertEquals(422, postTransaction(account, key, transaction("CREDIT", 251, 1)).statusCode());
+        http.assertChanged(Map.of("bypassed-executed", 1.0, "bypassed-replayed", 1.0, "key-reused", 1.0));
+        assertTrue(redisReservesFailed() > redisFailed, "the failed reserve is timed as failed");
 
         assertEquals(250, balance(account)); // GETs never need Redis
         given().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))

@@ -3,6 +3,9 @@ package dev.ledger.idempotency;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.redis.RedisIdempotencyStore;
 import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.Metrics;
+import dev.ledger.testing.Outcomes;
+import io.restassured.RestAssured;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -41,8 +44,10 @@ class IdempotencyTest {
     void replaysTheOriginalAnswerWithEveryHeader() {
         String account = newAccount();
         String key = newKey();
+        Outcomes http = Outcomes.since("http");
         Response first = postTransaction(account, key, transaction("CREDIT", 700, 1));
         Response replay = postTransaction(account, key, "{\"sequence\":1, \"amount\":700, \"type\":\"CREDIT\"}");
+        http.assertChanged(Map.of("executed", 1.0, "replayed-store", 1.0));
         assertEquals(201, replay.statusCode());
         assertEquals("true", replay.header("Idempotent-Replayed"));
         assertEquals(first.asString(), replay.asString());
@@ -113,6 +118,7 @@ class IdempotencyTest {
     void rejectsKeyReusedWithOtherBodyOrPath() {
         String account = newAccount();
         String key = newKey();
+        Outcomes http = Outcomes.since("http");
         postTransaction(account, key, transaction("CREDIT", 5, 1));
         Response otherBody = postTransaction(account, key, transaction("CREDIT", 6, 1));
         assertEquals(422, otherBody.statusCode());
@@ -121,6 +127,7 @@ class IdempotencyTest {
         Response otherPath = post("/accounts", key, "{\"currency\":\"EUR\"}");
         assertEquals(422, otherPath.statusCode());
         assertEquals(5, balance(account));
+        http.assertChanged(Map.of("executed", 1.0, "key-reused", 2.0));
     }
 
     @Test
@@ -133,6 +140,7 @@ class IdempotencyTest {
         redis.hash(String.class).hset(RedisIdempotencyStore.key(inFlight),
                 Map.of("state", "PROCESSING", "fp", inFlight.fingerprint().hex(), "owner", "someone-else"));
         redis.key().pexpire(RedisIdempotencyStore.key(inFlight), 20_000);
+        Outcomes http = Outcomes.since("http");
 
         Response duplicate = post("/accounts", key, body);
         assertEquals(409, duplicate.statusCode());
@@ -148,6 +156,7 @@ class IdempotencyTest {
         Response afterwards = post("/accounts", key, body);
         assertEquals(201, afterwards.statusCode());
         assertNull(afterwards.header("Idempotent-Replayed"));
+        http.assertChanged(Map.of("in-flight", 1.0, "key-reused", 1.0, "executed", 1.0));
     }
 
     @Test
@@ -161,6 +170,7 @@ class IdempotencyTest {
         Response openFirst = openAccount(openKey, "SEK");
 
         flushRedis();
+        Outcomes http = Outcomes.since("http");
 
         Response appliedRetry = postTransaction(account, applied, transaction("CREDIT", 300, 1));
         Response refusedRetry = postTransaction(account, refused, transaction("DEBIT", 301, 2));
@@ -180,6 +190,22 @@ class IdempotencyTest {
         Response again = postTransaction(account, applied, transaction("CREDIT", 300, 1));
         assertEquals(appliedFirst.asString(), again.asString());
         assertEquals("true", again.header("Idempotent-Replayed"));
+        http.assertChanged(Map.of("replayed-postgres", 3.0, "replayed-store", 1.0));
+    }
+
+    @Test
+    void timesEachRedisScriptAndPostgresStatement() {
+        String metrics = RestAssured.get("/q/metrics").asString();
+        double reserves = Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"reserve\",dependency=\"redis\",result=\"ok\"}").orElse(0);
+        double completes = Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"complete\",dependency=\"redis\",result=\"ok\"}").orElse(0);
+        double statements = Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"}").orElse(0);
+        newAccount();
+        metrics = RestAssured.get("/q/metrics").asString();
+        assertEquals(reserves + 1, Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"reserve\",dependency=\"redis\",result=\"ok\"}").orElse(0));
+        assertEquals(completes + 1, Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"complete\",dependency=\"redis\",result=\"ok\"}").orElse(0));
+        assertEquals(statements + 1, Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"}").orElse(0));
+        assertTrue(metrics.contains("ledger_idempotency_requests_seconds_bucket{outcome=\"executed\",transport=\"http\",le=\"0.005\"}"),
+                "a latency histogram per outcome");
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.ledger.testing.AccountLock;
 import dev.ledger.testing.DoorsProfile;
 import dev.ledger.testing.LedgerApi;
 import dev.ledger.testing.Metrics;
+import dev.ledger.testing.Outcomes;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -13,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -40,6 +42,7 @@ class WaitingForTheOriginalTest {
         String key = LedgerApi.newKey();
         String body = transaction("CREDIT", 500, 2);
         double byMessageBefore = metric("ledger_idempotency_wakeups_total{by=\"message\"}");
+        Outcomes http = Outcomes.since("http");
 
         CompletableFuture<HttpResponse<String>> original;
         List<CompletableFuture<HttpResponse<String>>> duplicates = new ArrayList<>();
@@ -73,6 +76,7 @@ class WaitingForTheOriginalTest {
         assertEquals(1500, LedgerApi.balance(account));
         assertEquals(50, (int) byMessage, "every waiter woken by the original's completion, not by polling");
         assertEquals(0, metric("ledger_idempotency_waiting"));
+        http.assertChanged(Map.of("executed", 1.0, "waited-replayed", 50.0));
     }
 
     @Test
@@ -80,6 +84,7 @@ class WaitingForTheOriginalTest {
         String account = LedgerApi.newAccount();
         String key = LedgerApi.newKey();
         String body = transaction("CREDIT", 700, 1);
+        Outcomes http = Outcomes.since("http");
 
         CompletableFuture<HttpResponse<String>> original;
         CompletableFuture<HttpResponse<String>> waiter;
@@ -106,6 +111,7 @@ class WaitingForTheOriginalTest {
         HttpResponse<String> retry = LedgerApi.postTransactionAsync(account, key, body, null).get(30, TimeUnit.SECONDS);
         assertEquals(answer.body(), retry.body());
         assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        http.assertChanged(Map.of("released", 1.0, "waited-executed", 1.0, "replayed-store", 1.0));
     }
 
     @Test
@@ -113,6 +119,7 @@ class WaitingForTheOriginalTest {
         String account = LedgerApi.newAccount();
         String key = LedgerApi.newKey();
         String body = transaction("CREDIT", 300, 1);
+        Outcomes http = Outcomes.since("http");
 
         CompletableFuture<HttpResponse<String>> original;
         try (AccountLock lock = AccountLock.hold(account)) {
@@ -127,6 +134,7 @@ class WaitingForTheOriginalTest {
         }
         assertEquals(201, original.get(30, TimeUnit.SECONDS).statusCode());
         assertEquals(1, LedgerApi.entryCount(account));
+        http.assertChanged(Map.of("executed", 1.0, "waited-in-flight", 1.0));
     }
 
 

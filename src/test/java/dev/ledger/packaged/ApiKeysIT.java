@@ -200,7 +200,7 @@ class ApiKeysIT {
         assertTrue(traceId.matches("[0-9a-f]{32}"), "a request's line carries its trace id: " + reserveLine);
         await().atMost(Duration.ofSeconds(20)).until(() -> !OtlpReceiver.trace(traceId).isEmpty());
         assertTrue(jsonLines(redisDownLog).stream().anyMatch(line -> line.path("message").asText().contains("Could not record key")
-                        && Set.of("executed", "replayed").contains(line.path("mdc").path("outcome").asText())),
+                        && Set.of("bypassed-executed", "bypassed-replayed").contains(line.path("mdc").path("outcome").asText())),
                 "a line logged once the outcome was known carries it:\n" + redisDownLog);
         for (String log : logs) {
             List<JsonNode> lines = jsonLines(log);

@@ -1,6 +1,10 @@
 package dev.ledger.testing;
 
+import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Reads the service's metrics as {@code /q/metrics} exposes them (Prometheus text). */
 public final class Metrics {
@@ -20,5 +24,32 @@ public final class Metrics {
             }
         }
         return OptionalDouble.empty();
+    }
+
+    private static final Pattern OUTCOME = Pattern.compile(
+            "^ledger_idempotency_requests_seconds_count\\{outcome=\"([^\"]+)\",transport=\"([^\"]+)\"} (\\S+)$", Pattern.MULTILINE);
+
+    /** How many requests of door {@code transport} the engine answered, by outcome ({@code ledger_idempotency_requests_seconds_count}). */
+    public static Map<String, Double> outcomes(String exposition, String transport) {
+        Map<String, Double> counts = new TreeMap<>();
+        Matcher series = OUTCOME.matcher(exposition);
+        while (series.find()) {
+            if (series.group(2).equals(transport)) {
+                counts.put(series.group(1), Double.parseDouble(series.group(3)));
+            }
+        }
+        return counts;
+    }
+
+    /** The outcomes whose count changed from {@code before} to {@code after}, with the change. */
+    public static Map<String, Double> changed(Map<String, Double> before, Map<String, Double> after) {
+        Map<String, Double> changed = new TreeMap<>();
+        after.forEach((outcome, count) -> {
+            double delta = count - before.getOrDefault(outcome, 0.0);
+            if (delta != 0) {
+                changed.put(outcome, delta);
+            }
+        });
+        return changed;
     }
 }

@@ -157,7 +157,7 @@ class TracingTest {
 
         List<ReceivedSpan> trace = awaitTrace(retry.traceId(), span -> span.kind() == SpanKind.SPAN_KIND_SERVER);
         ReceivedSpan request = one(trace, kind(SpanKind.SPAN_KIND_SERVER), "the replay's span");
-        assertEquals("replayed", request.attribute("ledger.idempotency.outcome"), describe(trace));
+        assertEquals("replayed-store", request.attribute("ledger.idempotency.outcome"), describe(trace));
         assertTrue(trace.stream().anyMatch(database("redis").and(childOf(request))), "the Redis script: " + describe(trace));
         assertTrue(trace.stream().noneMatch(database("postgresql")), "a replay from Redis runs no statement: " + describe(trace));
     }

@@ -7,6 +7,7 @@ import io.opentelemetry.api.trace.Tracer;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.idempotency.IdempotentExecutor;
 import dev.ledger.idempotency.Outcome;
+import dev.ledger.idempotency.OutcomeMetrics;
 import dev.ledger.idempotency.ResponseRecorder;
 import dev.ledger.security.ApiKeys;
 import dev.ledger.transaction.TransactionService;
@@ -58,6 +59,7 @@ public class KafkaCommands {
     private final KafkaOutcomes outcomes;
     private final ResponseRecorder recorder;
     private final CommandMetrics metrics;
+    private final OutcomeMetrics.Door engine;
     private final ApiKeys keys;
     private final LedgerConfig config;
     private final Vertx vertx;
@@ -66,14 +68,15 @@ public class KafkaCommands {
     private final Tracer tracer;
 
     public KafkaCommands(IdempotentExecutor executor, TransactionService transactions, KafkaOutcomes outcomes,
-                         ResponseRecorder recorder, CommandMetrics metrics, ApiKeys keys, LedgerConfig config, Vertx vertx,
-                         @Identifier(CommandLanes.NAME) CommandLanes lanes, Tracer tracer) {
+                         ResponseRecorder recorder, CommandMetrics metrics, OutcomeMetrics engine, ApiKeys keys,
+                         LedgerConfig config, Vertx vertx, @Identifier(CommandLanes.NAME) CommandLanes lanes, Tracer tracer) {
         this.tracer = tracer;
         this.executor = executor;
         this.transactions = transactions;
         this.outcomes = outcomes;
         this.recorder = recorder;
         this.metrics = metrics;
+        this.engine = engine.door(CommandMetrics.KAFKA);
         this.keys = keys;
         this.config = config;
         this.vertx = vertx;
@@ -123,12 +126,15 @@ public class KafkaCommands {
 
     /** One run of the engine; a settled outcome is published then acknowledged, anything else tried again in place. */
     private Uni<Void> attempt(CommandLanes.Job job, KafkaCommand command, int attempt) {
+        long start = System.nanoTime();
         return executor.execute(command.request(), record -> transactions.post(record, command.payment()),
                         config.idempotency().maxWait())
                 .onItemOrFailure().transformToUni((outcome, failure) -> {
                     if (failure != null) {
+                        engine.failed(start);
                         return failed(job, command, attempt, failure);
                     }
+                    engine.record(outcome, start);
                     if (outcome instanceof Outcome.Unavailable || outcome instanceof Outcome.InFlight) {
                         return again(job, command, attempt);
                     }

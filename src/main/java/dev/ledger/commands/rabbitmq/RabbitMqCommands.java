@@ -9,6 +9,7 @@ import io.opentelemetry.api.trace.Tracer;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.idempotency.IdempotentExecutor;
 import dev.ledger.idempotency.Outcome;
+import dev.ledger.idempotency.OutcomeMetrics;
 import dev.ledger.idempotency.ResponseRecorder;
 import dev.ledger.security.ApiKeys;
 import dev.ledger.transaction.TransactionService;
@@ -63,6 +64,7 @@ public class RabbitMqCommands {
     private final ResponseRecorder recorder;
     private final CommandFlow flow;
     private final CommandMetrics metrics;
+    private final OutcomeMetrics.Door outcomes;
     private final ApiKeys keys;
     private final LedgerConfig config;
     private final Vertx vertx;
@@ -72,8 +74,8 @@ public class RabbitMqCommands {
     private final Tracer tracer;
 
     public RabbitMqCommands(IdempotentExecutor executor, TransactionService transactions, OutcomePublisher publisher,
-                           ResponseRecorder recorder, CommandFlow flow, CommandMetrics metrics, ApiKeys keys,
-                           LedgerConfig config, Vertx vertx, Tracer tracer) {
+                           ResponseRecorder recorder, CommandFlow flow, CommandMetrics metrics, OutcomeMetrics outcomes,
+                           ApiKeys keys, LedgerConfig config, Vertx vertx, Tracer tracer) {
         this.tracer = tracer;
         this.executor = executor;
         this.transactions = transactions;
@@ -81,6 +83,7 @@ public class RabbitMqCommands {
         this.recorder = recorder;
         this.flow = flow;
         this.metrics = metrics;
+        this.outcomes = outcomes.door(CommandMetrics.RABBITMQ);
         this.keys = keys;
         this.config = config;
         this.vertx = vertx;
@@ -109,11 +112,18 @@ public class RabbitMqCommands {
         } catch (RabbitMqCommand.Refused refused) {
             return refuse(message, delivery, refused);
         }
+        long start = System.nanoTime();
         return executor.execute(command.request(), record -> transactions.post(record, command.payment()),
                         config.idempotency().maxWait())
                 // only the engine's failure is the command's: one of settling is not retried by requeueing
-                .onItemOrFailure().transformToUni((outcome, failure) -> failure == null
-                        ? settle(message, command, outcome) : failed(message, delivery, failure));
+                .onItemOrFailure().transformToUni((outcome, failure) -> {
+                    if (failure != null) {
+                        outcomes.failed(start);
+                        return failed(message, delivery, failure);
+                    }
+                    outcomes.record(outcome, start);
+                    return settle(message, command, outcome);
+                });
     }
 
     private Uni<Void> settle(Message<byte[]> message, RabbitMqCommand command, Outcome outcome) {

@@ -8,6 +8,7 @@ import dev.ledger.testing.DoorsProfile;
 import dev.ledger.testing.KafkaBroker;
 import dev.ledger.testing.LedgerApi;
 import dev.ledger.testing.Metrics;
+import dev.ledger.testing.Outcomes;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -111,6 +112,7 @@ class KafkaCommandsTest {
     void theSameCommandProducedFiftyTimesIsAppliedOnceAndAnsweredFiftyTimes() throws Exception {
         String account = LedgerApi.newAccount();
         String key = LedgerApi.newKey();
+        Outcomes kafka = Outcomes.since("kafka");
         try (KafkaBroker.Reader outcomes = KafkaBroker.reader("ledger.outcomes.dev")) {
             for (int i = 0; i < 50; i++) {
                 producer.send(KafkaBroker.command("dev", account, command(account, "CREDIT", 700, 1), "idempotency-key", key));
@@ -129,6 +131,8 @@ class KafkaCommandsTest {
             assertTrue(answers.stream().allMatch(a -> a.status() == 201));
             assertEquals(49, replayed);
             assertEquals(1, bodies.size(), "every outcome is the same transaction, byte for byte");
+            // one account's commands run one at a time in its lane: the copies find the key completed
+            kafka.assertChanged(Map.of("executed", 1.0, "replayed-store", 49.0));
         }
     }
 

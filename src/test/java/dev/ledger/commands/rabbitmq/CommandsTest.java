@@ -9,6 +9,7 @@ import dev.ledger.testing.BrokerUsers;
 import dev.ledger.testing.DoorsProfile;
 import dev.ledger.testing.LedgerApi;
 import dev.ledger.testing.Metrics;
+import dev.ledger.testing.Outcomes;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -140,6 +141,7 @@ class CommandsTest {
         String account = LedgerApi.newAccount();
         String key = LedgerApi.newKey();
         String body = command(account, "CREDIT", 500, 1);
+        Outcomes rabbitmq = Outcomes.since("rabbitmq");
         send(key, body);
         Broker.Delivery first = dev.next(replies, BOUND);
         send(key, body);
@@ -148,6 +150,7 @@ class CommandsTest {
         assertEquals(true, second.header("idempotent-replayed"));
         assertEquals(first.body(), second.body());
         assertEquals(1, LedgerApi.entryCount(account));
+        rabbitmq.assertChanged(Map.of("executed", 1.0, "replayed-store", 1.0));
     }
 
     @Test
@@ -155,6 +158,7 @@ class CommandsTest {
         String account = LedgerApi.newAccount();
         String key = LedgerApi.newKey();
         String body = command(account, "CREDIT", 900, 1);
+        Outcomes rabbitmq = Outcomes.since("rabbitmq");
         send(key, body);
         Broker.Delivery first = dev.next(replies, BOUND);
         // the tests' own Redis database, as a restart, failover or flush would leave it
@@ -164,6 +168,7 @@ class CommandsTest {
         assertEquals(first.body(), second.body());
         assertEquals(true, second.header("idempotent-replayed"));
         assertEquals(1, LedgerApi.entryCount(account));
+        rabbitmq.assertChanged(Map.of("executed", 1.0, "replayed-postgres", 1.0));
     }
 
     @Test
@@ -188,6 +193,7 @@ class CommandsTest {
         String key = LedgerApi.newKey();
         Response http = LedgerApi.postTransaction(account, key, transaction("CREDIT", 700, 1));
         assertEquals(201, http.statusCode());
+        Outcomes rabbitmq = Outcomes.since("rabbitmq");
 
         send(key, command(account, "CREDIT", 700, 1));
         Broker.Delivery replay = dev.next(replies, BOUND);
@@ -200,6 +206,7 @@ class CommandsTest {
         assertEquals(422, reused.status());
         assertEquals("application/problem+json", reused.properties().getContentType());
         assertEquals("/problems/idempotency-key-reused", JSON.readTree(reused.body()).get("type").asText());
+        rabbitmq.assertChanged(Map.of("replayed-store", 1.0, "key-reused", 1.0));
 
         // and the other way round: a command first, then the same request over HTTP
         String commandKey = LedgerApi.newKey();
@@ -311,6 +318,7 @@ class CommandsTest {
         String account = LedgerApi.newAccount();
         String key = LedgerApi.newKey();
         String body = command(account, "CREDIT", 300, 1);
+        Outcomes rabbitmq = Outcomes.since("rabbitmq");
         try (AccountLock lock = AccountLock.hold(account)) {
             send(key, body);
             await().atMost(BOUND).until(() -> lock.waiters() == 1);
@@ -324,6 +332,7 @@ class CommandsTest {
         assertEquals(a.body(), b.body());
         assertEquals(1, (a.replayed() ? 1 : 0) + (b.replayed() ? 1 : 0), "one original, one replay");
         assertEquals(1, LedgerApi.entryCount(account));
+        rabbitmq.assertChanged(Map.of("executed", 1.0, "waited-replayed", 1.0));
     }
 
     @Test
