@@ -1,0 +1,130 @@
+package dev.ledger.dynamodb;
+
+import dev.ledger.config.LedgerConfig;
+import dev.ledger.dependency.Breakers;
+import dev.ledger.dependency.Deadline;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.client.config.ClientAsyncConfiguration;
+import software.amazon.awssdk.core.client.config.SdkAdvancedAsyncClientOption;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClientBuilder;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The one way the store reaches DynamoDB, as {@code RedisCalls} is for Redis: the AWS SDK's asynchronous
+ * client on its own small Netty event loop group, each call bounded by
+ * {@code ledger.idempotency.dynamodb.timeout} ({@link Deadline}) and counted by the breaker {@code dynamodb}
+ * (policy {@code ledger.redis.breaker.*}); while it is open a call fails at once ({@link Breakers#refused})
+ * and sends nothing, except a call that settles a key ({@link #settle}). The SDK completes its futures on
+ * its own threads (its completion executor is set to run there, with no further pool); the result is
+ * handed back to the caller's Vert.x context, where the rest of the request runs, as the Redis client's
+ * replies are. Nothing blocks a Vert.x event loop.
+ *
+ * <p>Region, credentials and endpoint are the SDK's standard settings ({@code AWS_REGION}, the default
+ * credentials chain, {@code AWS_ENDPOINT_URL_DYNAMODB}); {@code ledger.idempotency.dynamodb.endpoint}
+ * overrides the endpoint. Nothing is created until the store is first used: with the Redis store this
+ * bean is never made.
+ */
+@ApplicationScoped
+public class DynamoDbCalls {
+    private final DynamoDbAsyncClient client;
+    private final CircuitBreaker breaker;
+    private final Duration timeout;
+
+    public DynamoDbCalls(LedgerConfig config, Breakers breakers) {
+        LedgerConfig.Idempotency.Dynamodb settings = config.idempotency().dynamodb();
+        LedgerConfig.Redis.Breaker policy = config.redis().breaker();
+        this.timeout = settings.timeout();
+        this.breaker = breakers.create("dynamodb", new Breakers.Policy(policy.requestVolumeThreshold(),
+                        policy.requestVolumeThreshold(), policy.failureRatio(), policy.delay(), 1, false),
+                "idempotency keys go to Postgres directly (or 503 failing closed)", state -> {
+                });
+        DynamoDbAsyncClientBuilder builder = DynamoDbAsyncClient.builder()
+                .httpClientBuilder(NettyNioAsyncHttpClient.builder()
+                        .eventLoopGroup(SdkEventLoopGroup.builder().numberOfThreads(2).build())
+                        .maxConcurrency(256)
+                        .connectionTimeout(settings.timeout()))
+                .asyncConfiguration(ClientAsyncConfiguration.builder()
+                        // complete on the SDK's I/O thread, then hop once to the caller's context (below)
+                        .advancedOption(SdkAdvancedAsyncClientOption.FUTURE_COMPLETION_EXECUTOR, Runnable::run)
+                        .build())
+                // the breaker and the engine decide; an SDK retry would outlive the deadline anyway
+                .overrideConfiguration(override -> override.retryStrategy(AwsRetryStrategy.doNotRetry()));
+        settings.endpoint().ifPresent(builder::endpointOverride);
+        this.client = builder.build();
+    }
+
+    /** The client, for calls outside the request path (table creation at start, readiness). */
+    DynamoDbAsyncClient client() {
+        return client;
+    }
+
+    /** Sends {@code call} unless the breaker is open; its result on the caller's Vert.x context. */
+    <T> Uni<T> run(Function<DynamoDbAsyncClient, CompletableFuture<T>> call) {
+        return call(false, call);
+    }
+
+    /** A call that settles a key a request holds: sent even while the breaker is open, as {@code RedisCalls#settle}. */
+    <T> Uni<T> settle(Function<DynamoDbAsyncClient, CompletableFuture<T>> call) {
+        return call(true, call);
+    }
+
+    private <T> Uni<T> call(boolean evenIfOpen, Function<DynamoDbAsyncClient, CompletableFuture<T>> call) {
+        return Uni.createFrom().deferred(() -> {
+            boolean permitted = breaker.tryAcquirePermission();
+            if (!permitted && !evenIfOpen) {
+                return Uni.createFrom().failure(Breakers.refusal(breaker));
+            }
+            Uni<T> bounded = Deadline.within(timeout, "DynamoDB", () -> onCallersContext(call));
+            if (!permitted) {
+                return bounded;
+            }
+            long start = System.nanoTime();
+            return bounded
+                    .onItemOrFailure().invoke((item, failure) -> {
+                        long nanos = System.nanoTime() - start;
+                        if (failure == null) {
+                            breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+                        } else {
+                            breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
+                        }
+                    })
+                    .onCancellation().invoke(breaker::releasePermission);
+        });
+    }
+
+    /** The SDK's future, completed on the Vert.x context that made the call (when there is one). */
+    private <T> Uni<T> onCallersContext(Function<DynamoDbAsyncClient, CompletableFuture<T>> call) {
+        return Uni.createFrom().emitter(emitter -> {
+            Context caller = Vertx.currentContext();
+            CompletableFuture<T> future = call.apply(client);
+            future.whenComplete((item, failure) -> {
+                Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                Runnable deliver = cause == null ? () -> emitter.complete(item) : () -> emitter.fail(cause);
+                if (caller == null || Vertx.currentContext() == caller) {
+                    deliver.run();
+                } else {
+                    caller.runOnContext(ignored -> deliver.run());
+                }
+            });
+        });
+    }
+
+    @PreDestroy
+    void close() {
+        client.close();
+    }
+}
