@@ -1,8 +1,8 @@
 package dev.ledger.idempotency;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.redis.RedisIdempotencyStore;
 import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.FastPathStore;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 import static dev.ledger.testing.LedgerApi.balance;
 import static dev.ledger.testing.LedgerApi.credit;
@@ -26,15 +25,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The Idempotency-Key contract of every POST, against the real Redis and Postgres. */
+/**
+ * The Idempotency-Key contract of every POST, against the real store and Postgres: Redis here, DynamoDB in
+ * {@link DynamoDbIdempotencyTest}, the same tests through {@link #store()}.
+ */
 @QuarkusTest
 class IdempotencyTest {
     @Inject
     RedisDataSource redis;
 
-    /** Forgets every key, as a Redis restart, failover or flush does (test database only). */
-    private void flushRedis() {
-        redis.execute("FLUSHDB");
+    /** The store under test. */
+    FastPathStore store() {
+        return FastPathStore.redis(redis);
+    }
+
+    /** Forgets every key, as a restart, failover or flush of the store does (the tests' own database or table). */
+    private void flushStore() {
+        store().flush();
     }
 
     @Test
@@ -130,9 +137,7 @@ class IdempotencyTest {
         // Hold the key as an in-flight request would, through the same scope and fingerprint.
         IdempotentRequest inFlight = IdempotentRequest.of(ApiClient.DEV.id(), new IdempotencyKey(key), "POST",
                 "/accounts", new ObjectMapper().readTree(body));
-        redis.hash(String.class).hset(RedisIdempotencyStore.key(inFlight),
-                Map.of("state", "PROCESSING", "fp", inFlight.fingerprint().hex(), "owner", "someone-else"));
-        redis.key().pexpire(RedisIdempotencyStore.key(inFlight), 20_000);
+        store().holdInFlight(inFlight.keyId(), inFlight.fingerprint().hex(), "someone-else", 20_000);
 
         Response duplicate = post("/accounts", key, body);
         assertEquals(409, duplicate.statusCode());
@@ -144,14 +149,14 @@ class IdempotencyTest {
         assertEquals(422, otherRequest.statusCode());
 
         // Not recorded: once the holder lets go (crash, release), the key executes afresh.
-        redis.key().del(RedisIdempotencyStore.key(inFlight));
+        store().forget(inFlight.keyId());
         Response afterwards = post("/accounts", key, body);
         assertEquals(201, afterwards.statusCode());
         assertNull(afterwards.header("Idempotent-Replayed"));
     }
 
     @Test
-    void replaysFromPostgresWhenRedisForgot() {
+    void replaysFromPostgresWhenTheStoreForgot() {
         String account = newAccount();
         String applied = newKey();
         String refused = newKey();
@@ -160,7 +165,7 @@ class IdempotencyTest {
         Response refusedFirst = postTransaction(account, refused, transaction("DEBIT", 301, 2));
         Response openFirst = openAccount(openKey, "SEK");
 
-        flushRedis();
+        flushStore();
 
         Response appliedRetry = postTransaction(account, applied, transaction("CREDIT", 300, 1));
         Response refusedRetry = postTransaction(account, refused, transaction("DEBIT", 301, 2));
@@ -176,18 +181,18 @@ class IdempotencyTest {
         assertEquals(300, balance(account));
         assertEquals(1, entryCount(account));
 
-        // The replay refilled Redis: the next retry is answered there, identically.
+        // The replay refilled the store: the next retry is answered there, identically.
         Response again = postTransaction(account, applied, transaction("CREDIT", 300, 1));
         assertEquals(appliedFirst.asString(), again.asString());
         assertEquals("true", again.header("Idempotent-Replayed"));
     }
 
     @Test
-    void detectsKeyReuseFromPostgresWhenRedisForgot() {
+    void detectsKeyReuseFromPostgresWhenTheStoreForgot() {
         String account = newAccount();
         String key = newKey();
         postTransaction(account, key, transaction("CREDIT", 300, 1));
-        flushRedis();
+        flushStore();
         Response reuse = postTransaction(account, key, transaction("CREDIT", 999, 2));
         assertEquals(422, reuse.statusCode());
         assertEquals("/problems/idempotency-key-reused", reuse.path("type"));
@@ -202,8 +207,8 @@ class IdempotencyTest {
     void keysAreNotStoredRaw() {
         String key = "raw-key-" + newKey();
         openAccount(key, "EUR");
-        List<String> stored = redis.key().keys("*");
-        assertTrue(stored.stream().noneMatch(k -> k.contains(key)), "raw key found in Redis");
-        assertTrue(stored.stream().allMatch(k -> k.matches("idem:\\{[0-9a-f]{64}}")), stored.toString());
+        List<String> stored = store().names();
+        assertTrue(stored.stream().noneMatch(k -> k.contains(key)), "raw key found in the store");
+        assertTrue(stored.stream().allMatch(store()::isKeyId), stored.toString());
     }
 }

@@ -1,0 +1,34 @@
+package dev.ledger.failure;
+
+import dev.ledger.testing.DynamoDbLab;
+import dev.ledger.testing.DynamoDbProfile;
+import dev.ledger.testing.FastPathStore;
+import dev.ledger.testing.TcpProxy;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+
+/**
+ * {@link RedisFailureTest}'s outages with DynamoDB (dynalite behind a proxy) as the store: down, slow, the
+ * breaker, a reserve that lands after its timeout, the breaker opening while a request holds its key.
+ */
+@QuarkusTest
+@EnabledIfEnvironmentVariable(named = "AWS_ENDPOINT_URL_DYNAMODB", matches = ".+",
+        disabledReason = "dynalite comes with the local servers (pom profile local-services, .ci/services)")
+@TestProfile(DynamoDbProfile.class)
+class DynamoDbFailureTest extends RedisFailureTest {
+    @Override
+    FastPathStore store() {
+        return DynamoDbLab.store();
+    }
+
+    @Override
+    TcpProxy storeProxy() {
+        return DynamoDbLab.proxy();
+    }
+
+    /** Not a test here: DynamoDB has no scripts; a table that forgot its keys is IdempotencyTest's flush, on both stores. */
+    @Override
+    void losingTheScriptCacheCostsOnlyAReload() {
+    }
+}

@@ -1,0 +1,27 @@
+package dev.ledger.testing;
+
+import io.quarkus.test.junit.QuarkusTestProfile;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The engine's tests with DynamoDB as the store (dynalite, {@link DynamoDbLab}) instead of Redis: the failure
+ * lab's proxies and settings, with an original's copies allowed to wait 8 s and a database patient with a
+ * test's row lock. One profile for every DynamoDB test class, so that they share one started application.
+ */
+public class DynamoDbProfile implements QuarkusTestProfile {
+    @Override
+    public List<TestResourceEntry> testResources() {
+        return List.of(new TestResourceEntry(FailureLab.class), new TestResourceEntry(DynamoDbLab.class));
+    }
+
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        Map<String, String> overrides = new HashMap<>(new FailureLabProfile().getConfigOverrides());
+        overrides.put("ledger.idempotency.max-wait", "8s");
+        overrides.put("ledger.database.timeout", "20s");
+        return overrides;
+    }
+}
