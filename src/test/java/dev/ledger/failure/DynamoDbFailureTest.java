@@ -27,6 +27,11 @@ class DynamoDbFailureTest extends RedisFailureTest {
         return DynamoDbLab.proxy();
     }
 
+    @Override
+    long storeTimeoutMillis() {
+        return 2_000; // DynamoDbProfile's
+    }
+
     /** Not a test here: DynamoDB has no scripts; a table that forgot its keys is IdempotencyTest's flush, on both stores. */
     @Override
     void losingTheScriptCacheCostsOnlyAReload() {
