@@ -19,7 +19,6 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClientBuilder;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -82,27 +81,9 @@ public class DynamoDbCalls {
     }
 
     private <T> Uni<T> call(boolean evenIfOpen, Function<DynamoDbAsyncClient, CompletableFuture<T>> call) {
-        return Uni.createFrom().deferred(() -> {
-            boolean permitted = breaker.tryAcquirePermission();
-            if (!permitted && !evenIfOpen) {
-                return Uni.createFrom().failure(Breakers.refusal(breaker));
-            }
-            Uni<T> bounded = Deadline.within(timeout, "DynamoDB", () -> onCallersContext(call));
-            if (!permitted) {
-                return bounded;
-            }
-            long start = System.nanoTime();
-            return bounded
-                    .onItemOrFailure().invoke((item, failure) -> {
-                        long nanos = System.nanoTime() - start;
-                        if (failure == null) {
-                            breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
-                        } else {
-                            breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
-                        }
-                    })
-                    .onCancellation().invoke(breaker::releasePermission);
-        });
+        // permission is asked when the call is subscribed, so an unsubscribed call holds none
+        return Uni.createFrom().deferred(() -> Breakers.guarded(breaker, evenIfOpen,
+                () -> Deadline.within(timeout, "DynamoDB", () -> onCallersContext(call))));
     }
 
     /** The SDK's future, completed on the Vert.x context that made the call (when there is one). */

@@ -3,13 +3,11 @@ package dev.ledger.redis;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.dependency.Deadline;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The one way a script reaches Redis: to the node that serves its key ({@link RedisNodes}), with the
@@ -53,27 +51,8 @@ public class RedisCalls {
         // permission is asked when the call is subscribed, so an unsubscribed call holds none
         return Uni.createFrom().deferred(() -> {
             RedisNode node = nodes.nodeFor(key);
-            CircuitBreaker breaker = node.breaker();
-            boolean permitted = breaker.tryAcquirePermission();
-            if (!permitted && !evenIfOpen) {
-                return Uni.createFrom().failure(Breakers.refusal(breaker));
-            }
-            Uni<Response> bounded = Deadline.within(timeout, "Redis", () -> send(node, script, key, args));
-            if (!permitted) {
-                return bounded;
-            }
-            long start = System.nanoTime();
-            // the deadline inside the breaker: a timeout counts as a failure
-            return bounded
-                    .onItemOrFailure().invoke((reply, failure) -> {
-                        long nanos = System.nanoTime() - start;
-                        if (failure == null) {
-                            breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
-                        } else {
-                            breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
-                        }
-                    })
-                    .onCancellation().invoke(breaker::releasePermission);
+            return Breakers.guarded(node.breaker(), evenIfOpen,
+                    () -> Deadline.within(timeout, "Redis", () -> send(node, script, key, args)));
         });
     }
 
