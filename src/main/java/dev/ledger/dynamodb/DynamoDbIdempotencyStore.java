@@ -24,7 +24,7 @@ import java.util.concurrent.CompletionException;
  * same rules as the Redis scripts hold without a transaction. The item ({@code id} is the key's
  * {@link IdempotentRequest#keyId}, the SHA-256 of client and key):
  * <pre>
- *   id (S, partition key)  state (S) PROCESSING | COMPLETED   fp (S) fingerprint   owner (S) owner token
+ *   id (S, partition key)  state (S) PROCESSING | COMPLETED   fp (S) fingerprint   owner (S) owner token, while PROCESSING
  *   until (N) epoch ms the lease or retention ends            expires_at (N) the same in epoch s: the TTL attribute
  *   status (N)  ctype (S)  location (S, absent when none)  body (B): the recorded answer, byte for byte
  * </pre>
@@ -38,7 +38,8 @@ import java.util.concurrent.CompletionException;
  *       does not return it) decides: completed, in progress, key reused, or this owner's own reservation
  *       (a retried put) acquired again;</li>
  *   <li>complete: an {@code UpdateItem} that writes the answer while this owner holds the key, or the key
- *       is free (absent or past its end), never over another owner's state;</li>
+ *       is free (absent or past its end), never over another owner's state; the completed item has no owner,
+ *       so a resent complete does nothing;</li>
  *   <li>release: a {@code DeleteItem} while this owner holds it in flight.</li>
  * </ul>
  * Keys that settle are announced to this instance's waiters ({@link DynamoDbSettledKeys}).
@@ -142,12 +143,14 @@ public class DynamoDbIdempotencyStore implements IdempotencyStore {
             if (response.location() != null) {
                 values.put(":location", s(response.location()));
             }
-            String update = "SET #state = :completed, fp = :fp, #owner = :owner, #status = :status, ctype = :ctype, "
+            // the owner goes: a completed key is nobody's, so a resent complete or a release finds nothing to change
+            String update = "SET #state = :completed, fp = :fp, #status = :status, ctype = :ctype, "
                     + "body = :body, #until = :until, #ttl = :ttl"
-                    + (response.location() != null ? ", #location = :location" : " REMOVE #location");
+                    + (response.location() != null ? ", #location = :location REMOVE #owner" : " REMOVE #owner, #location");
             return client.updateItem(u -> u.tableName(table).key(Map.of(ID, s(request.keyId())))
                             .updateExpression(update)
                             .conditionExpression("attribute_not_exists(#id) OR #owner = :owner OR #until < :now")
+                            // (no PROCESSING check needed: only a PROCESSING item has an owner)
                             .expressionAttributeNames(NAMES)
                             .expressionAttributeValues(values))
                     .thenApply(ignored -> true)

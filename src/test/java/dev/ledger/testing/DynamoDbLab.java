@@ -114,6 +114,20 @@ public class DynamoDbLab implements QuarkusTestResourceLifecycleManager {
         };
     }
 
+    /** The key's item as stored (empty when none). */
+    public static Map<String, AttributeValue> item(String keyId) {
+        return client.getItem(get -> get.tableName(table).key(Map.of("id", AttributeValue.fromS(keyId))).consistentRead(true))
+                .join().item();
+    }
+
+    /** Ends the key's lease or retention now, leaving the item where it is: what DynamoDB's lazy TTL shows for a while. */
+    public static void expire(String keyId) {
+        client.updateItem(update -> update.tableName(table).key(Map.of("id", AttributeValue.fromS(keyId)))
+                .updateExpression("SET #until = :past").expressionAttributeNames(Map.of("#until", "until"))
+                .expressionAttributeValues(Map.of(":past", AttributeValue.fromN(Long.toString(System.currentTimeMillis() - 1)))))
+                .join();
+    }
+
     private static List<Map<String, AttributeValue>> items() {
         List<Map<String, AttributeValue>> items = new ArrayList<>();
         Map<String, AttributeValue> start = null;

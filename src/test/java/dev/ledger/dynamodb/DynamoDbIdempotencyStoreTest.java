@@ -1,0 +1,40 @@
+package dev.ledger.dynamodb;
+
+import dev.ledger.redis.RedisIdempotencyStoreTest;
+import dev.ledger.testing.DynamoDbLab;
+import dev.ledger.testing.DynamoDbProfile;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * {@link RedisIdempotencyStoreTest}'s leases and fencing with the DynamoDB store. A lease ends by its item's
+ * {@code until} passing while the item stays, as DynamoDB's lazy TTL leaves it: every read must see it as absent.
+ */
+@QuarkusTest
+@EnabledIfEnvironmentVariable(named = "AWS_ENDPOINT_URL_DYNAMODB", matches = ".+",
+        disabledReason = "dynalite comes with the local servers (pom profile local-services, .ci/services)")
+@TestProfile(DynamoDbProfile.class)
+class DynamoDbIdempotencyStoreTest extends RedisIdempotencyStoreTest {
+    @Override
+    protected StoredKeys stored() {
+        return new StoredKeys() {
+            @Override
+            public void expire(String keyId) {
+                DynamoDbLab.expire(keyId);
+            }
+
+            @Override
+            public String owner(String keyId) {
+                AttributeValue owner = DynamoDbLab.item(keyId).get("owner");
+                return owner == null ? null : owner.s();
+            }
+
+            @Override
+            public long remainingMillis(String keyId) {
+                return Long.parseLong(DynamoDbLab.item(keyId).get("until").n()) - System.currentTimeMillis();
+            }
+        };
+    }
+}
