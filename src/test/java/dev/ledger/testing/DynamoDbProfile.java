@@ -22,6 +22,7 @@ public class DynamoDbProfile implements QuarkusTestProfile {
         Map<String, String> overrides = new HashMap<>(new FailureLabProfile().getConfigOverrides());
         overrides.put("ledger.idempotency.max-wait", "8s");
         overrides.put("ledger.database.timeout", "20s");
+        overrides.put("ledger.messaging.retry-delay", "200ms");
         // as DoorsProfile's Redis timeout: a burst of 50 first calls (connections opened through the proxy, the
         // SDK's code run cold, dynalite one Node.js thread) took over 500 ms on a busy machine, and went to
         // PostgreSQL instead of waiting; the failure tests' bounds follow it (DynamoDbFailureTest)

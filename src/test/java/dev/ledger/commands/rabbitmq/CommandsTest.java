@@ -150,6 +150,11 @@ class CommandsTest {
         assertEquals(1, LedgerApi.entryCount(account));
     }
 
+    /** The store forgets every key: the tests' own Redis database, as a restart, failover or flush would leave it. */
+    void flushStore() {
+        redis.send(Request.cmd(Command.FLUSHDB)).await().atMost(BOUND);
+    }
+
     @Test
     void aCommandRepeatedAfterRedisLostItsDataReplaysFromPostgres() throws Exception {
         String account = LedgerApi.newAccount();
@@ -157,8 +162,7 @@ class CommandsTest {
         String body = command(account, "CREDIT", 900, 1);
         send(key, body);
         Broker.Delivery first = dev.next(replies, BOUND);
-        // the tests' own Redis database, as a restart, failover or flush would leave it
-        redis.send(Request.cmd(Command.FLUSHDB)).await().atMost(BOUND);
+        flushStore();
         send(key, body);
         Broker.Delivery second = dev.next(replies, BOUND);
         assertEquals(first.body(), second.body());
