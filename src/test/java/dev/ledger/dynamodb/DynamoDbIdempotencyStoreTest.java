@@ -3,9 +3,9 @@ package dev.ledger.dynamodb;
 import dev.ledger.redis.RedisIdempotencyStoreTest;
 import dev.ledger.testing.DynamoDbLab;
 import dev.ledger.testing.DynamoDbProfile;
+import dev.ledger.testing.WithDynalite;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -13,8 +13,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * {@code until} passing while the item stays, as DynamoDB's lazy TTL leaves it: every read must see it as absent.
  */
 @QuarkusTest
-@EnabledIfEnvironmentVariable(named = "AWS_ENDPOINT_URL_DYNAMODB", matches = ".+",
-        disabledReason = "dynalite comes with the local servers (pom profile local-services, .ci/services)")
+@WithDynalite
 @TestProfile(DynamoDbProfile.class)
 class DynamoDbIdempotencyStoreTest extends RedisIdempotencyStoreTest {
     @Override

@@ -2,19 +2,18 @@ package dev.ledger.failure;
 
 import dev.ledger.testing.DynamoDbLab;
 import dev.ledger.testing.DynamoDbProfile;
+import dev.ledger.testing.WithDynalite;
 import dev.ledger.testing.FastPathStore;
 import dev.ledger.testing.TcpProxy;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 /**
  * {@link RedisFailureTest}'s outages with DynamoDB (dynalite behind a proxy) as the store: down, slow, the
  * breaker, a reserve that lands after its timeout, the breaker opening while a request holds its key.
  */
 @QuarkusTest
-@EnabledIfEnvironmentVariable(named = "AWS_ENDPOINT_URL_DYNAMODB", matches = ".+",
-        disabledReason = "dynalite comes with the local servers (pom profile local-services, .ci/services)")
+@WithDynalite
 @TestProfile(DynamoDbProfile.class)
 class DynamoDbFailureTest extends RedisFailureTest {
     @Override

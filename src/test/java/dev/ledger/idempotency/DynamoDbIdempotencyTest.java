@@ -2,13 +2,13 @@ package dev.ledger.idempotency;
 
 import dev.ledger.testing.DynamoDbLab;
 import dev.ledger.testing.DynamoDbProfile;
+import dev.ledger.testing.WithDynalite;
 import dev.ledger.testing.FastPathStore;
 import io.quarkus.arc.Arc;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 import java.util.List;
 
@@ -19,8 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /** {@link IdempotencyTest}'s contract with DynamoDB (dynalite) as the store; and no Redis meanwhile. */
 @QuarkusTest
-@EnabledIfEnvironmentVariable(named = "AWS_ENDPOINT_URL_DYNAMODB", matches = ".+",
-        disabledReason = "dynalite comes with the local servers (pom profile local-services, .ci/services)")
+@WithDynalite
 @TestProfile(DynamoDbProfile.class)
 class DynamoDbIdempotencyTest extends IdempotencyTest {
     @Override

@@ -1,9 +1,9 @@
 package dev.ledger.idempotency;
 
 import dev.ledger.testing.DynamoDbProfile;
+import dev.ledger.testing.WithDynalite;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 /**
  * {@link WaitingForTheOriginalTest}'s {@code Prefer: wait} with DynamoDB as the store: the waiters are on the
@@ -11,8 +11,7 @@ import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
  * waiter elsewhere would wake at the next recheck.
  */
 @QuarkusTest
-@EnabledIfEnvironmentVariable(named = "AWS_ENDPOINT_URL_DYNAMODB", matches = ".+",
-        disabledReason = "dynalite comes with the local servers (pom profile local-services, .ci/services)")
+@WithDynalite
 @TestProfile(DynamoDbProfile.class)
 class DynamoDbWaitingForTheOriginalTest extends WaitingForTheOriginalTest {
 }

@@ -2,17 +2,16 @@ package dev.ledger.commands.rabbitmq;
 
 import dev.ledger.testing.DynamoDbLab;
 import dev.ledger.testing.DynamoDbProfile;
+import dev.ledger.testing.WithDynalite;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 /**
  * {@link CommandsTest}'s RabbitMQ door with DynamoDB as the store: replays, 50 copies of one command at once,
  * a copy of an in-flight command waiting for its outcome, the store forgetting a key.
  */
 @QuarkusTest
-@EnabledIfEnvironmentVariable(named = "AWS_ENDPOINT_URL_DYNAMODB", matches = ".+",
-        disabledReason = "dynalite comes with the local servers (pom profile local-services, .ci/services)")
+@WithDynalite
 @TestProfile(DynamoDbProfile.class)
 class DynamoDbCommandsTest extends CommandsTest {
     @Override
