@@ -130,7 +130,7 @@ done
 if [ "${AB_STORE_A:-redis}${AB_STORE_B:-redis}" != redisredis ]; then
   kill "${PID[a]}" "${PID[b]}" 2>/dev/null || true
   ddb() { curl -s -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$DYNALITE_PORT/" -H "X-Amz-Target: DynamoDB_20120810.$1" \
-    -H 'Content-Type: application/x-amz-json-1.0' -H 'Authorization: AWS4-HMAC-SHA256 Credential=bench/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0' \
+    -H 'Content-Type: application/x-amz-json-1.0' -H 'X-Amz-Date: 20260101T000000Z' -H 'Authorization: AWS4-HMAC-SHA256 Credential=bench/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0' \
     -d "$2"; }
   ddb CreateTable '{"TableName":"bench-limit","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"id","AttributeType":"S"}],"KeySchema":[{"AttributeName":"id","KeyType":"HASH"}]}' >/dev/null
   export -f ddb; export DYNALITE_PORT
