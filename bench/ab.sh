@@ -7,6 +7,13 @@
 #
 #   bash bench/ab.sh REF_A REF_B        e.g. bash bench/ab.sh c2acb01 HEAD
 #
+# The two idempotency stores, A/B in one run (the same commit twice, each side with its own store):
+#   AB_STORE_A=redis AB_STORE_B=dynamodb bash bench/ab.sh HEAD HEAD
+# A side with AB_STORE_x=dynamodb uses a dynalite of the benchmark's own (.ci/dynalite on AB_DYNALITE_PORT,
+# default 18702, started afresh), a table per side. dynalite is a Node.js stand-in on this machine: its
+# figures are not DynamoDB's (docs/dynamodb.md); what the run shows is the service's CPU per request with
+# each store, and the emulator's own limit alone (conditional puts per second, below the table).
+#
 # Settings: AB_ROUNDS (5), AB_DURATION (10s), AB_CONNS (64), AB_SCENARIOS ("replays reads new-payments"),
 # AB_JAVA_OPTS (none: the JVM's defaults, as a user running the jar gets). The load scripts are this
 # checkout's (they speak only the HTTP API). Results: target/ab/results.txt. Needs wrk (bench/run.sh
@@ -35,15 +42,28 @@ API_KEY="bench-ledger-key-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 API_KEYS="bench:$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)"
 export LEDGER_BENCH_API_KEY="$API_KEY"
 declare -A PID PORT
+DYNALITE_PORT=${AB_DYNALITE_PORT:-18702}
+if [ "${AB_STORE_A:-redis}" = dynamodb ] || [ "${AB_STORE_B:-redis}" = dynamodb ]; then
+  DYNALITE_PORT=$DYNALITE_PORT bash .ci/dynalite stop >/dev/null
+  DYNALITE_PORT=$DYNALITE_PORT bash .ci/dynalite start
+fi
 start() { # side port redis-db
   DB=ledger_bench_ab_$1; REDIS_DB=$3
   fresh_stores
-  launch java "$OUT/$1/target/quarkus-app/quarkus-run.jar" "$2" "$OUT/$1.log" ${OPTS[@]+"${OPTS[@]}"}
+  local store=AB_STORE_${1^^}
+  if [ "${!store:-redis}" = dynamodb ]; then
+    LEDGER_IDEMPOTENCY_STORE=dynamodb LEDGER_IDEMPOTENCY_DYNAMODB_TABLE=ledger-bench-ab-$1 \
+    AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$DYNALITE_PORT AWS_REGION=us-east-1 \
+    AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench \
+      launch java "$OUT/$1/target/quarkus-app/quarkus-run.jar" "$2" "$OUT/$1.log" ${OPTS[@]+"${OPTS[@]}"}
+  else
+    launch java "$OUT/$1/target/quarkus-app/quarkus-run.jar" "$2" "$OUT/$1.log" ${OPTS[@]+"${OPTS[@]}"}
+  fi
   PID[$1]=$!; PORT[$1]=$2
 }
 start a 8101 4
 start b 8102 5
-trap 'kill ${PID[a]} ${PID[b]} 2>/dev/null || true' EXIT
+trap 'kill ${PID[a]} ${PID[b]} 2>/dev/null || true; [ "${AB_STORE_A:-redis}${AB_STORE_B:-redis}" = redisredis ] || DYNALITE_PORT=$DYNALITE_PORT bash .ci/dynalite stop >/dev/null' EXIT
 wait_ready "${PID[a]}" 8101 "$OUT/a.log"; wait_ready "${PID[b]}" 8102 "$OUT/b.log"
 
 seed() { # side: 200 accounts, each with one completed payment (the replays)
@@ -105,3 +125,20 @@ for s in $SCENARIOS; do
   rb=$(awk -v s="$s" '$1 == s && $3 == "b" {print $7}' "$OUT/results.txt" | median)
   echo "$s $ca $cb $(awk -v a="$ca" -v b="$cb" 'BEGIN{printf "%+.1f%%", (b/a-1)*100}') $ra $rb" | tee -a "$OUT/results.txt"
 done
+# The emulator's own limit, alone: conditional puts per second into a table of its own, from 64 concurrent
+# curl clients (no service in between); a figure of dynalite on this machine, not of DynamoDB.
+if [ "${AB_STORE_A:-redis}${AB_STORE_B:-redis}" != redisredis ]; then
+  kill "${PID[a]}" "${PID[b]}" 2>/dev/null || true
+  ddb() { curl -s -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$DYNALITE_PORT/" -H "X-Amz-Target: DynamoDB_20120810.$1" \
+    -H 'Content-Type: application/x-amz-json-1.0' -H 'X-Amz-Date: 20260101T000000Z' -H 'Authorization: AWS4-HMAC-SHA256 Credential=bench/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0' \
+    -d "$2"; }
+  ddb CreateTable '{"TableName":"bench-limit","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"id","AttributeType":"S"}],"KeySchema":[{"AttributeName":"id","KeyType":"HASH"}]}' >/dev/null
+  export -f ddb; export DYNALITE_PORT
+  begin=$(date +%s.%N)
+  seq 1 20000 | xargs -P 64 -I{} bash -c 'ddb PutItem "{\"TableName\":\"bench-limit\",\"Item\":{\"id\":{\"S\":\"k{}\"}},\"ConditionExpression\":\"attribute_not_exists(id)\"}"' \
+    | sort | uniq -c > "$OUT/dynalite-limit.txt"
+  end=$(date +%s.%N)
+  echo "dynalite alone: 20000 conditional puts in $(awk -v b="$begin" -v e="$end" 'BEGIN{printf "%.1f", e-b}') s" \
+    "($(awk -v b="$begin" -v e="$end" 'BEGIN{printf "%.0f", 20000/(e-b)}')/s, curl-bound; statuses: $(tr -s ' \n' ' ' < "$OUT/dynalite-limit.txt"))" \
+    "- an emulator's figure, not DynamoDB's" | tee -a "$OUT/results.txt"
+fi

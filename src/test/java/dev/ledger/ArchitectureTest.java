@@ -31,17 +31,26 @@ class ArchitectureTest {
     void theEngineKnowsNoDoorAndNoServer() {
         noClasses().that().resideInAPackage("dev.ledger.idempotency..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ledger.http..", "dev.ledger.commands..",
-                        "dev.ledger.redis..", "dev.ledger.outbox..", "dev.ledger.account..", "dev.ledger.transaction..",
+                        "dev.ledger.redis..", "dev.ledger.dynamodb..", "dev.ledger.fastpath..", "dev.ledger.outbox..", "dev.ledger.account..", "dev.ledger.transaction..",
                         "io.vertx.redis..", "io.vertx.mutiny.redis..", "io.vertx.core.http..", "io.vertx.ext.web..",
-                        "io.smallrye.reactive.messaging..", "io.github.resilience4j..")
+                        "io.smallrye.reactive.messaging..", "io.github.resilience4j..", "software.amazon.awssdk..")
                 .check(main);
     }
 
     @Test
     void aStoreKnowsNoDoor() {
-        noClasses().that().resideInAPackage("dev.ledger.redis..")
+        noClasses().that().resideInAnyPackage("dev.ledger.redis..", "dev.ledger.dynamodb..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ledger.http..", "dev.ledger.commands..",
                         "dev.ledger.account..", "dev.ledger.transaction..", "dev.ledger.outbox..")
+                .check(main);
+    }
+
+    @Test
+    void aStoreKnowsNoOtherStore() {
+        noClasses().that().resideInAPackage("dev.ledger.redis..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ledger.dynamodb..", "software.amazon.awssdk..").check(main);
+        noClasses().that().resideInAPackage("dev.ledger.dynamodb..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ledger.redis..", "io.vertx.redis..", "io.vertx.mutiny.redis..")
                 .check(main);
     }
 

@@ -265,6 +265,49 @@ public interface LedgerConfig {
         Duration waitRecheck();
 
         Purge purge();
+
+        /**
+         * The fast path's store: {@code redis} (the {@code quarkus.redis.*} servers) or {@code dynamodb} (AWS
+         * DynamoDB, {@code ledger.idempotency.dynamodb.*}); while it is {@code dynamodb}, nothing reads or
+         * writes Redis. Either way the store's timeout, breaker and {@code ledger.redis.fail-closed} decide what
+         * a request does when it cannot answer (docs/dynamodb.md).
+         */
+        @WithDefault("redis")
+        Store store();
+
+        enum Store {
+            REDIS, DYNAMODB
+        }
+
+        Dynamodb dynamodb();
+
+        /**
+         * The DynamoDB store (dev.ledger.dynamodb). Region, credentials and endpoint come from the AWS SDK's
+         * standard settings ({@code AWS_REGION}, the default credentials chain, {@code AWS_ENDPOINT_URL_DYNAMODB}).
+         */
+        interface Dynamodb {
+            /** The table: partition key {@code id} (string), TTL attribute {@code expires_at}. */
+            @WithDefault("ledger-idempotency")
+            String table();
+
+            /** Create the table (on-demand capacity) at start when it is missing, and switch its TTL on. */
+            @WithDefault("true")
+            boolean createTable();
+
+            /**
+             * Another endpoint than the SDK's own choice ({@code AWS_ENDPOINT_URL_DYNAMODB} does the same from the
+             * environment; this wins over it): for an emulator, or a proxy in tests.
+             */
+            Optional<java.net.URI> endpoint();
+
+            /**
+             * Longest a DynamoDB call may take before it counts as failed (and the request goes on without it,
+             * or answers 503 failing closed); as {@code ledger.redis.timeout} for Redis. The breaker
+             * {@code dynamodb} follows the {@code ledger.redis.breaker.*} policy.
+             */
+            @WithDefault("500ms")
+            Duration timeout();
+        }
     }
 
     /** Removal from Postgres in bounded batches, by a scheduled job: expired idempotency records, or old published events. */

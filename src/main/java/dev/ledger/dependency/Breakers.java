@@ -6,6 +6,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -14,7 +15,9 @@ import org.jboss.logging.Logger;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Every circuit breaker of the service, made here from a typed {@link Policy}: the breaker
@@ -82,6 +85,35 @@ public class Breakers {
     /** Whether {@code failure} is a call an open breaker refused: nothing was sent. */
     public static boolean refused(Throwable failure) {
         return failure instanceof CallNotPermittedException;
+    }
+
+    /**
+     * {@code call} (already bounded by its {@link Deadline}, so that a timeout counts as a failure) through
+     * {@code breaker}: refused at once while it is open, unless {@code evenIfOpen} (a call that settles a
+     * key a request holds), which is then sent but not counted; otherwise its outcome and duration are
+     * told to the breaker, and a cancelled call gives its permission back. Asks for permission when
+     * called: call it inside a deferred Uni, so that an unsubscribed call holds none.
+     */
+    public static <T> Uni<T> guarded(CircuitBreaker breaker, boolean evenIfOpen, Supplier<Uni<T>> call) {
+        boolean permitted = breaker.tryAcquirePermission();
+        if (!permitted && !evenIfOpen) {
+            return Uni.createFrom().failure(refusal(breaker));
+        }
+        Uni<T> sent = call.get();
+        if (!permitted) {
+            return sent;
+        }
+        long start = System.nanoTime();
+        return sent
+                .onItemOrFailure().invoke((item, failure) -> {
+                    long nanos = System.nanoTime() - start;
+                    if (failure == null) {
+                        breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+                    } else {
+                        breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
+                    }
+                })
+                .onCancellation().invoke(breaker::releasePermission);
     }
 
     /** The failure of a call an open breaker refused. */

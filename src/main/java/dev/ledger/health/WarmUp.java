@@ -159,8 +159,8 @@ public class WarmUp implements HealthCheck {
     }
 
     /**
-     * A look at idempotency keys nobody holds, one after the other: it loads the scripts into Redis and
-     * warms the path of every POST's two calls. One at a time, so that a slow first call on a busy
+     * A look at idempotency keys nobody holds, one after the other, in the chosen store: it loads the
+     * scripts into Redis (or opens the DynamoDB client's connections) and warms the path of every POST's two calls. One at a time, so that a slow first call on a busy
      * machine cannot open the Redis breaker (Redis being away is the Redis check's to say).
      */
     private Uni<Void> idempotencyStore() {

@@ -8,7 +8,6 @@ import dev.ledger.tracing.ClientSpans;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Tracer;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,7 +15,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The one way a script reaches Redis: to the node that serves its key ({@link RedisNodes}), with the
@@ -68,30 +66,11 @@ public class RedisCalls {
         // permission is asked when the call is subscribed, so an unsubscribed call holds none
         return Uni.createFrom().deferred(() -> {
             RedisNode node = nodes.nodeFor(key);
-            CircuitBreaker breaker = node.breaker();
-            boolean permitted = breaker.tryAcquirePermission();
-            if (!permitted && !evenIfOpen) {
-                return Uni.createFrom().failure(Breakers.refusal(breaker));
-            }
             DependencyTimer timer = timers.computeIfAbsent(script.name(),
                     name -> DependencyTimer.of(registry, "redis", name.replace(".lua", "")));
-            Uni<Response> bounded = ClientSpans.around(tracer, "redis", "EVALSHA", node.address(), SCRIPT, script.name(),
-                    timer.time(() -> Deadline.within(timeout, "Redis", () -> send(node, script, key, args))));
-            if (!permitted) {
-                return bounded;
-            }
-            long start = System.nanoTime();
-            // the deadline inside the breaker: a timeout counts as a failure
-            return bounded
-                    .onItemOrFailure().invoke((reply, failure) -> {
-                        long nanos = System.nanoTime() - start;
-                        if (failure == null) {
-                            breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
-                        } else {
-                            breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
-                        }
-                    })
-                    .onCancellation().invoke(breaker::releasePermission);
+            return Breakers.guarded(node.breaker(), evenIfOpen,
+                    () -> ClientSpans.around(tracer, "redis", "EVALSHA", node.address(), SCRIPT, script.name(),
+                            timer.time(() -> Deadline.within(timeout, "Redis", () -> send(node, script, key, args)))));
         });
     }
 

@@ -8,6 +8,7 @@ import dev.ledger.idempotency.Reservation;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Typed;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import java.util.List;
  * one slot and each script touches one shard.
  */
 @ApplicationScoped
+@Typed(RedisIdempotencyStore.class) // the engine gets the store chosen by ledger.idempotency.store (dev.ledger.fastpath)
 public class RedisIdempotencyStore implements IdempotencyStore {
     /** Where complete.lua and release.lua announce that a key settled ({@link RedisSettledKeys} listens). */
     static final String SETTLED_CHANNEL = "ledger:idempotency:settled";

@@ -3,7 +3,6 @@ package dev.ledger.redis;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Command;
@@ -14,7 +13,6 @@ import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.impl.types.ErrorType;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -107,7 +105,8 @@ public class RedisNodes {
         }
     }
 
-    void askForTheSlotMapAtStart(@Observes StartupEvent start) {
+    /** At start, while the store is Redis ({@code dev.ledger.fastpath.FastPath}): the slot map, and in a cluster its periodic refresh. */
+    public void start() {
         refresh();
         if (cluster) {
             vertx.setPeriodic(PERIODIC_REFRESH.toMillis(), id -> refresh());

@@ -7,7 +7,6 @@ import dev.ledger.redis.RedisNodes;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
-import org.eclipse.microprofile.health.Readiness;
 
 import java.time.Duration;
 
@@ -18,9 +17,9 @@ import java.time.Duration;
  * which would take the service out of rotation for an outage it survives. It pings through the
  * same clients as the idempotency store ({@link RedisNodes}): in a Redis Cluster every primary, each
  * shown in the data; Redis is UP while all of them answer, and a cluster fails closed (DOWN) only when
- * none does, since every other primary's keys can still be served.
+ * none does, since every other primary's keys can still be served. Reported while the store is Redis
+ * ({@code dev.ledger.fastpath.FastPathReadinessCheck}).
  */
-@Readiness
 @ApplicationScoped
 public class RedisReadinessCheck implements AsyncHealthCheck {
     private final RedisNodes redis;

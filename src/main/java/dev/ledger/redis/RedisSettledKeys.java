@@ -7,6 +7,7 @@ import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Typed;
 import org.jboss.logging.Logger;
 
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,6 +22,7 @@ import java.util.function.Consumer;
  * again at the next request, on a primary of the current slot map.
  */
 @ApplicationScoped
+@Typed(RedisSettledKeys.class) // chosen with the store (dev.ledger.fastpath)
 public class RedisSettledKeys implements SettledKeys {
     private static final Logger LOG = Logger.getLogger(RedisSettledKeys.class);
 

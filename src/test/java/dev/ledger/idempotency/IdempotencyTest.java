@@ -1,8 +1,8 @@
 package dev.ledger.idempotency;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.redis.RedisIdempotencyStore;
 import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.FastPathStore;
 import dev.ledger.testing.Metrics;
 import dev.ledger.testing.Outcomes;
 import io.restassured.RestAssured;
@@ -13,8 +13,8 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.Locale;
 
 import static dev.ledger.testing.LedgerApi.balance;
 import static dev.ledger.testing.LedgerApi.credit;
@@ -29,15 +29,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The Idempotency-Key contract of every POST, against the real Redis and Postgres. */
+/**
+ * The Idempotency-Key contract of every POST, against the real store and Postgres: Redis here, DynamoDB in
+ * {@link DynamoDbIdempotencyTest}, the same tests through {@link #store()}.
+ */
 @QuarkusTest
 class IdempotencyTest {
     @Inject
     RedisDataSource redis;
 
-    /** Forgets every key, as a Redis restart, failover or flush does (test database only). */
-    private void flushRedis() {
-        redis.execute("FLUSHDB");
+    /** The store under test. */
+    FastPathStore store() {
+        return FastPathStore.redis(redis);
+    }
+
+    /** Forgets every key, as a restart, failover or flush of the store does (the tests' own database or table). */
+    private void flushStore() {
+        store().flush();
     }
 
     @Test
@@ -137,9 +145,7 @@ class IdempotencyTest {
         // Hold the key as an in-flight request would, through the same scope and fingerprint.
         IdempotentRequest inFlight = IdempotentRequest.of(ApiClient.DEV.id(), new IdempotencyKey(key), "POST",
                 "/accounts", new ObjectMapper().readTree(body));
-        redis.hash(String.class).hset(RedisIdempotencyStore.key(inFlight),
-                Map.of("state", "PROCESSING", "fp", inFlight.fingerprint().hex(), "owner", "someone-else"));
-        redis.key().pexpire(RedisIdempotencyStore.key(inFlight), 20_000);
+        store().holdInFlight(inFlight.keyId(), inFlight.fingerprint().hex(), "someone-else", 20_000);
         Outcomes http = Outcomes.since("http");
 
         Response duplicate = post("/accounts", key, body);
@@ -152,7 +158,7 @@ class IdempotencyTest {
         assertEquals(422, otherRequest.statusCode());
 
         // Not recorded: once the holder lets go (crash, release), the key executes afresh.
-        redis.key().del(RedisIdempotencyStore.key(inFlight));
+        store().forget(inFlight.keyId());
         Response afterwards = post("/accounts", key, body);
         assertEquals(201, afterwards.statusCode());
         assertNull(afterwards.header("Idempotent-Replayed"));
@@ -160,7 +166,7 @@ class IdempotencyTest {
     }
 
     @Test
-    void replaysFromPostgresWhenRedisForgot() {
+    void replaysFromPostgresWhenTheStoreForgot() {
         String account = newAccount();
         String applied = newKey();
         String refused = newKey();
@@ -169,7 +175,7 @@ class IdempotencyTest {
         Response refusedFirst = postTransaction(account, refused, transaction("DEBIT", 301, 2));
         Response openFirst = openAccount(openKey, "SEK");
 
-        flushRedis();
+        flushStore();
         Outcomes http = Outcomes.since("http");
 
         Response appliedRetry = postTransaction(account, applied, transaction("CREDIT", 300, 1));
@@ -186,34 +192,40 @@ class IdempotencyTest {
         assertEquals(300, balance(account));
         assertEquals(1, entryCount(account));
 
-        // The replay refilled Redis: the next retry is answered there, identically.
+        // The replay refilled the store: the next retry is answered there, identically.
         Response again = postTransaction(account, applied, transaction("CREDIT", 300, 1));
         assertEquals(appliedFirst.asString(), again.asString());
         assertEquals("true", again.header("Idempotent-Replayed"));
         http.assertChanged(Map.of("replayed-postgres", 3.0, "replayed-store", 1.0));
     }
 
+    /** Successful calls {@code call} of the store in /q/metrics (its dependency tag is its breaker's name). */
+    private double storeCalls(String metrics, String call) {
+        return Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"" + call + "\",dependency=\""
+                + store().breaker() + "\",result=\"ok\"}").orElse(0);
+    }
+
     @Test
-    void timesEachRedisScriptAndPostgresStatement() {
+    void timesEachStoreCallAndPostgresStatement() {
         String metrics = RestAssured.get("/q/metrics").asString();
-        double reserves = Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"reserve\",dependency=\"redis\",result=\"ok\"}").orElse(0);
-        double completes = Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"complete\",dependency=\"redis\",result=\"ok\"}").orElse(0);
+        double reserves = storeCalls(metrics, "reserve");
+        double completes = storeCalls(metrics, "complete");
         double statements = Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"}").orElse(0);
         newAccount();
         metrics = RestAssured.get("/q/metrics").asString();
-        assertEquals(reserves + 1, Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"reserve\",dependency=\"redis\",result=\"ok\"}").orElse(0));
-        assertEquals(completes + 1, Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"complete\",dependency=\"redis\",result=\"ok\"}").orElse(0));
+        assertEquals(reserves + 1, storeCalls(metrics, "reserve"));
+        assertEquals(completes + 1, storeCalls(metrics, "complete"));
         assertEquals(statements + 1, Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"}").orElse(0));
         assertTrue(metrics.contains("ledger_idempotency_requests_seconds_bucket{outcome=\"executed\",transport=\"http\",le=\"0.005\"}"),
                 "a latency histogram per outcome");
     }
 
     @Test
-    void detectsKeyReuseFromPostgresWhenRedisForgot() {
+    void detectsKeyReuseFromPostgresWhenTheStoreForgot() {
         String account = newAccount();
         String key = newKey();
         postTransaction(account, key, transaction("CREDIT", 300, 1));
-        flushRedis();
+        flushStore();
         Response reuse = postTransaction(account, key, transaction("CREDIT", 999, 2));
         assertEquals(422, reuse.statusCode());
         assertEquals("/problems/idempotency-key-reused", reuse.path("type"));
@@ -228,8 +240,8 @@ class IdempotencyTest {
     void keysAreNotStoredRaw() {
         String key = "raw-key-" + newKey();
         openAccount(key, "EUR");
-        List<String> stored = redis.key().keys("*");
-        assertTrue(stored.stream().noneMatch(k -> k.contains(key)), "raw key found in Redis");
-        assertTrue(stored.stream().allMatch(k -> k.matches("idem:\\{[0-9a-f]{64}}")), stored.toString());
+        List<String> stored = store().names();
+        assertTrue(stored.stream().noneMatch(k -> k.contains(key)), "raw key found in the store");
+        assertTrue(stored.stream().allMatch(store()::isKeyId), stored.toString());
     }
 }

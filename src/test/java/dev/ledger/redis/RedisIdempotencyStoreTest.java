@@ -20,9 +20,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Leases and fencing of the Redis scripts, against the real (test) Redis database. */
+/**
+ * Leases and fencing of the Redis scripts, against the real (test) Redis database; the same for the DynamoDB
+ * store in {@code dev.ledger.dynamodb.DynamoDbIdempotencyStoreTest}, through {@link #stored()}.
+ */
 @QuarkusTest
-class RedisIdempotencyStoreTest {
+public class RedisIdempotencyStoreTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final RecordedResponse ANSWER_A = new RecordedResponse(201, "application/json", "/a",
             "{\"by\":\"a\"}".getBytes(StandardCharsets.UTF_8));
@@ -44,9 +47,40 @@ class RedisIdempotencyStoreTest {
         return store.reserve(request, owner).await().atMost(WAIT);
     }
 
-    /** What a lease expiry does: the key vanishes. */
+    /** The store's own view of keys, for what the engine's interface does not show. */
+    protected StoredKeys stored() {
+        return new StoredKeys() {
+            @Override
+            public void expire(String keyId) {
+                redis.key().del(RedisIdempotencyStore.key(keyId)); // what a lease expiry does: the key vanishes
+            }
+
+            @Override
+            public String owner(String keyId) {
+                return redis.hash(String.class).hget(RedisIdempotencyStore.key(keyId), "owner");
+            }
+
+            @Override
+            public long remainingMillis(String keyId) {
+                return redis.key().pttl(RedisIdempotencyStore.key(keyId));
+            }
+        };
+    }
+
+    /** A store's keys as the test looks at them. */
+    public interface StoredKeys {
+        /** The key's lease or retention ends now. */
+        void expire(String keyId);
+
+        /** The owner token that holds the key. */
+        String owner(String keyId);
+
+        /** What remains of its lease or retention. */
+        long remainingMillis(String keyId);
+    }
+
     private void expireLease(IdempotentRequest request) {
-        redis.key().del(RedisIdempotencyStore.key(request));
+        stored().expire(request.keyId());
     }
 
     @Test
@@ -58,7 +92,7 @@ class RedisIdempotencyStoreTest {
 
         assertFalse(store.complete(request, "A", ANSWER_A).await().atMost(WAIT));
         assertFalse(store.release(request, "A").await().atMost(WAIT));
-        assertEquals("B", redis.hash(String.class).hget(RedisIdempotencyStore.key(request), "owner"));
+        assertEquals("B", stored().owner(request.keyId()));
         assertInstanceOf(Reservation.InProgress.class, reserve(request, "C"));
 
         assertTrue(store.complete(request, "B", ANSWER_B).await().atMost(WAIT));
@@ -74,7 +108,7 @@ class RedisIdempotencyStoreTest {
     void theLeaseIsTheConfiguredTtlAndInProgressReportsWhatRemains() {
         IdempotentRequest request = request();
         reserve(request, "A");
-        long ttl = redis.key().pttl(RedisIdempotencyStore.key(request));
+        long ttl = stored().remainingMillis(request.keyId());
         assertTrue(ttl > 25_000 && ttl <= 30_000, "lease ttl " + ttl);
         Reservation.InProgress inProgress = assertInstanceOf(Reservation.InProgress.class, reserve(request, "B"));
         assertTrue(inProgress.retryAfterSeconds() >= 26 && inProgress.retryAfterSeconds() <= 30);
@@ -84,7 +118,7 @@ class RedisIdempotencyStoreTest {
     void aCommittedAnswerFillsAFreeKeyAndKeepsTheRetention() {
         IdempotentRequest request = request();
         assertTrue(store.complete(request, "never-reserved", ANSWER_A).await().atMost(WAIT));
-        long ttl = redis.key().pttl(RedisIdempotencyStore.key(request));
+        long ttl = stored().remainingMillis(request.keyId());
         assertTrue(ttl > Duration.ofHours(23).toMillis(), "retention ttl " + ttl);
         assertEquals(ANSWER_A, ((Reservation.Completed) reserve(request, "X")).response());
     }

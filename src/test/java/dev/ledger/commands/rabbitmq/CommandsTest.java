@@ -153,6 +153,11 @@ class CommandsTest {
         rabbitmq.assertChanged(Map.of("executed", 1.0, "replayed-store", 1.0));
     }
 
+    /** The store forgets every key: the tests' own Redis database, as a restart, failover or flush would leave it. */
+    void flushStore() {
+        redis.send(Request.cmd(Command.FLUSHDB)).await().atMost(BOUND);
+    }
+
     @Test
     void aCommandRepeatedAfterRedisLostItsDataReplaysFromPostgres() throws Exception {
         String account = LedgerApi.newAccount();
@@ -161,8 +166,7 @@ class CommandsTest {
         Outcomes rabbitmq = Outcomes.since("rabbitmq");
         send(key, body);
         Broker.Delivery first = dev.next(replies, BOUND);
-        // the tests' own Redis database, as a restart, failover or flush would leave it
-        redis.send(Request.cmd(Command.FLUSHDB)).await().atMost(BOUND);
+        flushStore();
         send(key, body);
         Broker.Delivery second = dev.next(replies, BOUND);
         assertEquals(first.body(), second.body());
