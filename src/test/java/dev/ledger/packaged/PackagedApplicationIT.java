@@ -49,6 +49,7 @@ class PackagedApplicationIT {
         Map<String, String> environment = new HashMap<>();
         environment.put("LEDGER_API_KEYS", "it:" + PackagedApp.sha256Hex(API_KEY));
         environment.put("LEDGER_WARM_UP_ROUNDS", null); // the warm-up is what a restart here is about
+        environment.put("JAVA_TOOL_OPTIONS", null); // and the JVM as an operator runs it, both compilers
         app = PackagedApp.start(environment, "packaged-application-it.log");
     }
 

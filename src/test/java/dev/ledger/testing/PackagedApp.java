@@ -30,6 +30,8 @@ import static org.awaitility.Awaitility.await;
  * {@code local-services} profile sets; {@link #configured()} is false where Dev Services run instead.
  */
 public final class PackagedApp implements AutoCloseable {
+    /** The packaged applications' JVM options in the tests ({@code JAVA_TOOL_OPTIONS}): C1 alone (docs/testing.md). */
+    public static final String TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1";
     public static final String PG_HOST = System.getProperty("tests.it.pg-host");
     public static final String PG_USER = System.getProperty("tests.it.pg-user", "postgres");
     public static final String REDIS = System.getProperty("tests.it.redis", "redis://127.0.0.1:6379/2");
@@ -101,6 +103,10 @@ public final class PackagedApp implements AutoCloseable {
         settings.put("LEDGER_WARM_UP_ROUNDS", "0");
         // no wait for a balancer to notice readiness DOWN on SIGTERM (5 s in prod): none is in front of it
         settings.put("QUARKUS_SHUTDOWN_DELAY", "0s");
+        // the JIT's first tier only: a start costs about 5 s of CPU instead of 9 here, and the suite starts the jar
+        // some fifty times on two cores; what the application does is the same. PackagedApplicationIT passes
+        // null: the JVM as an operator runs it.
+        settings.put("JAVA_TOOL_OPTIONS", TEST_JVM_OPTIONS);
         settings.putAll(environment);
         settings.forEach((name, value) -> {
             if (value == null) {
