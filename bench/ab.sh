@@ -14,6 +14,12 @@
 # figures are not DynamoDB's (docs/dynamodb.md); what the run shows is the service's CPU per request with
 # each store, and the emulator's own limit alone (conditional puts per second, below the table).
 #
+# One commit with tracing off and on (an OTLP endpoint set on side B, exporting to a sink of the benchmark's
+# own, bench/otlp-sink.py on AB_OTLP_SINK_PORT):
+#   AB_OTLP_SINK_PORT=18718 AB_ENV_B="QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:18718 \
+#     QUARKUS_OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf" bash bench/ab.sh HEAD HEAD
+# AB_ENV_A, AB_ENV_B: NAME=value pairs (space-separated) added to that side's environment.
+#
 # Settings: AB_ROUNDS (5), AB_DURATION (10s), AB_CONNS (64), AB_SCENARIOS ("replays reads new-payments"),
 # AB_JAVA_OPTS (none: the JVM's defaults, as a user running the jar gets). The load scripts are this
 # checkout's (they speak only the HTTP API). Results: target/ab/results.txt. Needs wrk (bench/run.sh
@@ -47,9 +53,17 @@ if [ "${AB_STORE_A:-redis}" = dynamodb ] || [ "${AB_STORE_B:-redis}" = dynamodb 
   DYNALITE_PORT=$DYNALITE_PORT bash .ci/dynalite stop >/dev/null
   DYNALITE_PORT=$DYNALITE_PORT bash .ci/dynalite start
 fi
+if [ -n "${AB_OTLP_SINK_PORT:-}" ]; then
+  python3 bench/otlp-sink.py "$AB_OTLP_SINK_PORT" > "$OUT/otlp-sink.log" 2>&1 &
+  SINK=$!
+fi
 start() { # side port redis-db
   DB=ledger_bench_ab_$1; REDIS_DB=$3
   fresh_stores
+  local extra_env=AB_ENV_${1^^} kv
+  local -a extra=()
+  read -r -a extra <<< "${!extra_env:-}"
+  for kv in ${extra[@]+"${extra[@]}"}; do export "$kv"; done
   local store=AB_STORE_${1^^}
   if [ "${!store:-redis}" = dynamodb ]; then
     LEDGER_IDEMPOTENCY_STORE=dynamodb LEDGER_IDEMPOTENCY_DYNAMODB_TABLE=ledger-bench-ab-$1 \
@@ -60,10 +74,11 @@ start() { # side port redis-db
     launch java "$OUT/$1/target/quarkus-app/quarkus-run.jar" "$2" "$OUT/$1.log" ${OPTS[@]+"${OPTS[@]}"}
   fi
   PID[$1]=$!; PORT[$1]=$2
+  for kv in ${extra[@]+"${extra[@]}"}; do unset "${kv%%=*}"; done
 }
 start a 8101 4
 start b 8102 5
-trap 'kill ${PID[a]} ${PID[b]} 2>/dev/null || true; [ "${AB_STORE_A:-redis}${AB_STORE_B:-redis}" = redisredis ] || DYNALITE_PORT=$DYNALITE_PORT bash .ci/dynalite stop >/dev/null' EXIT
+trap 'kill ${PID[a]} ${PID[b]} ${SINK:-} 2>/dev/null || true; [ "${AB_STORE_A:-redis}${AB_STORE_B:-redis}" = redisredis ] || DYNALITE_PORT=$DYNALITE_PORT bash .ci/dynalite stop >/dev/null' EXIT
 wait_ready "${PID[a]}" 8101 "$OUT/a.log"; wait_ready "${PID[b]}" 8102 "$OUT/b.log"
 
 seed() { # side: 200 accounts, each with one completed payment (the replays)
