@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  * send invalid ones on purpose, and the document only has to describe the answers to them.
  * Requests to {@code /q/} and to paths or methods the document does not describe pass unvalidated.
  *
- * <p>{@link InstallServedDocument} installs it as a RestAssured default filter before every test,
+ * <p>{@link SuiteDefaults} installs it as a RestAssured default filter before every test,
  * {@code @QuarkusTest} and {@code @QuarkusIntegrationTest} alike.
  */
 public final class ServedDocument implements OrderedFilter {
@@ -47,7 +47,7 @@ public final class ServedDocument implements OrderedFilter {
     private ServedDocument() {
     }
 
-    /** Makes sure this filter is one of RestAssured's defaults; called reflectively by {@link InstallServedDocument}. */
+    /** Makes sure this filter is one of RestAssured's defaults; called reflectively by {@link SuiteDefaults}. */
     public static void install() {
         if (!RestAssured.filters().contains(INSTANCE)) {
             RestAssured.filters(INSTANCE);
