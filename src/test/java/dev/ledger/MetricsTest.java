@@ -3,6 +3,7 @@ package dev.ledger;
 import dev.ledger.testing.Metrics;
 import org.junit.jupiter.api.Test;
 
+import java.util.Map;
 import java.util.OptionalDouble;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,5 +33,17 @@ class MetricsTest {
     void anAbsentSeriesIsEmptyNotAPrefixOfAnother() {
         assertEquals(OptionalDouble.empty(), Metrics.value(EXPOSITION, "ledger_commands"));
         assertEquals(OptionalDouble.empty(), Metrics.value(EXPOSITION, "ledger_commands_total{outcome=\"invalid\",problem=\"none\"}"));
+    }
+
+    @Test
+    void aSampleWithAnExemplarIsReadWithoutIt() {
+        // while traces are recorded, Micrometer appends the trace of one observation to a sample
+        String traced = """
+                ledger_idempotency_requests_seconds_count{outcome="executed",transport="http"} 4.0 # {span_id="9c1d",trace_id="7f2e"} 0.003 1795707896.247
+                ledger_idempotency_requests_seconds_count{outcome="replayed-store",transport="http"} 2.0
+                """;
+        assertEquals(OptionalDouble.of(4.0), Metrics.value(traced,
+                "ledger_idempotency_requests_seconds_count{outcome=\"executed\",transport=\"http\"}"));
+        assertEquals(Map.of("executed", 4.0, "replayed-store", 2.0), Metrics.outcomes(traced, "http"));
     }
 }

@@ -20,14 +20,16 @@ public final class Metrics {
         boolean bare = series.indexOf('{') < 0;
         for (String line : exposition.split("\n")) {
             if (line.startsWith(series + " ") || (bare && line.startsWith(series + "{"))) {
-                return OptionalDouble.of(Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim()));
+                // while traces are recorded, a sample may end with an exemplar: "value # {trace_id=...} 1.0 timestamp"
+                String sample = line.contains(" # ") ? line.substring(0, line.indexOf(" # ")) : line;
+                return OptionalDouble.of(Double.parseDouble(sample.substring(sample.lastIndexOf(' ') + 1).trim()));
             }
         }
         return OptionalDouble.empty();
     }
 
     private static final Pattern OUTCOME = Pattern.compile(
-            "^ledger_idempotency_requests_seconds_count\\{outcome=\"([^\"]+)\",transport=\"([^\"]+)\"} (\\S+)$", Pattern.MULTILINE);
+            "^ledger_idempotency_requests_seconds_count\\{outcome=\"([^\"]+)\",transport=\"([^\"]+)\"} (\\S+)(?: # .*)?$", Pattern.MULTILINE);
 
     /** How many requests of door {@code transport} the engine answered, by outcome ({@code ledger_idempotency_requests_seconds_count}). */
     public static Map<String, Double> outcomes(String exposition, String transport) {
