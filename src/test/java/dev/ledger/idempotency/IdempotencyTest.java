@@ -215,7 +215,9 @@ class IdempotencyTest {
         metrics = RestAssured.get("/q/metrics").asString();
         assertEquals(reserves + 1, storeCalls(metrics, "reserve"));
         assertEquals(completes + 1, storeCalls(metrics, "complete"));
-        assertEquals(statements + 1, Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"}").orElse(0));
+        // at least: where events are on (the DynamoDB profile), the relay's statements are timed there too
+        double statementsAfter = Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"}").orElse(0);
+        assertTrue(statementsAfter >= statements + 1, statements + " statements, then " + statementsAfter);
         assertTrue(metrics.contains("ledger_idempotency_requests_seconds_bucket{outcome=\"executed\",transport=\"http\",le=\"0.005\"}"),
                 "a latency histogram per outcome");
     }
