@@ -6,6 +6,8 @@ import io.smallrye.config.ConfigValue;
 import io.smallrye.config.Priorities;
 import jakarta.annotation.Priority;
 
+import java.util.Set;
+
 /**
  * Traces are off unless an OTLP endpoint is configured. The sampler is {@code traceidratio} (chosen at
  * build time in {@code application.properties}); its ratio, {@code quarkus.otel.traces.sampler.arg}, is
@@ -19,6 +21,11 @@ import jakarta.annotation.Priority;
  * it beyond its ids, and the service's own instrumentation ({@link ClientSpans}, the outcome attribute,
  * the trace kept with an event) skips its work too. Not the sampler itself: it is fixed at build time.
  *
+ * <p>Without an endpoint, Quarkus' Vert.x instrumentations (HTTP, SQL client, Redis client, event bus) are
+ * switched off too: even with nothing sampled they build a span context per request, per statement and
+ * per Redis call, and put its ids in the log's MDC, which cost replays and payments a measurable share
+ * of their CPU (docs/performance.md, "Tracing off, tracing on").
+ *
  * <p>Registered through {@code META-INF/services}, as SmallRye Config finds interceptors; it runs before
  * the extension reads its runtime configuration.
  */
@@ -28,14 +35,21 @@ public class TracingSwitch implements ConfigSourceInterceptor {
     private static final String ENDPOINT = "quarkus.otel.exporter.otlp.endpoint";
     private static final String TRACES_ENDPOINT = "quarkus.otel.exporter.otlp.traces.endpoint";
 
+    /** Quarkus' Vert.x instrumentations, switched at run time: off with the ratio at 0, so that no request pays for them. */
+    static final Set<String> INSTRUMENTATIONS = Set.of("quarkus.otel.instrument.vertx-http",
+            "quarkus.otel.instrument.vertx-sql-client", "quarkus.otel.instrument.vertx-redis-client",
+            "quarkus.otel.instrument.vertx-event-bus");
+
     @Override
     public ConfigValue getValue(ConfigSourceInterceptorContext context, String name) {
         ConfigValue value = context.proceed(name);
-        if (!RATIO.equals(name) || setByOperator(value)) {
+        boolean ratio = RATIO.equals(name);
+        if (!ratio && !INSTRUMENTATIONS.contains(name) || setByOperator(value)) {
             return value;
         }
         boolean endpoint = setByOperator(context.proceed(TRACES_ENDPOINT)) || setByOperator(context.proceed(ENDPOINT));
-        return ConfigValue.builder().withName(name).withValue(endpoint ? "1.0" : "0.0")
+        String answer = ratio ? (endpoint ? "1.0" : "0.0") : Boolean.toString(endpoint);
+        return ConfigValue.builder().withName(name).withValue(answer)
                 .withConfigSourceName(TracingSwitch.class.getSimpleName()).withConfigSourceOrdinal(0)
                 .build();
     }

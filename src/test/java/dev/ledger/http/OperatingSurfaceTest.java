@@ -208,5 +208,8 @@ class OperatingSurfaceTest {
             span.end();
         }
         assertEquals("0.0", ConfigProvider.getConfig().getValue("quarkus.otel.traces.sampler.arg", String.class));
+        // nor are Quarkus' own instrumentations at work: they would build a span context per request
+        assertEquals("false", ConfigProvider.getConfig().getValue("quarkus.otel.instrument.vertx-http", String.class));
+        assertEquals("false", ConfigProvider.getConfig().getValue("quarkus.otel.instrument.vertx-sql-client", String.class));
     }
 }
