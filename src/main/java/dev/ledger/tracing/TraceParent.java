@@ -1,12 +1,13 @@
 package dev.ledger.tracing;
 
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.api.trace.TraceFlags;
-import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapGetter;
+
+import java.util.List;
 
 /**
  * The W3C {@code traceparent} of a trace, as the outbox keeps it with an event: taken from the span of the
@@ -15,17 +16,26 @@ import io.opentelemetry.context.Context;
 public final class TraceParent {
     /** The W3C header, in messages as in HTTP. */
     public static final String HEADER = "traceparent";
+    private static final W3CTraceContextPropagator W3C = W3CTraceContextPropagator.getInstance();
+    /** A carrier that is the header's value alone. */
+    private static final TextMapGetter<String> ONE_HEADER = new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(String carrier) {
+            return List.of(HEADER);
+        }
+
+        @Override
+        public String get(String carrier, String key) {
+            return HEADER.equals(key) ? carrier : null;
+        }
+    };
 
     private TraceParent() {
     }
 
     /** The current span's {@code traceparent}, or null while nothing is recorded (tracing off, or not sampled). */
     public static String current() {
-        SpanContext span = Span.current().getSpanContext();
-        if (!span.isValid() || !span.isSampled()) {
-            return null;
-        }
-        return "00-" + span.getTraceId() + "-" + span.getSpanId() + "-" + span.getTraceFlags().asHex();
+        return Span.current().getSpanContext().isSampled() ? header(Context.current()) : null;
     }
 
     /**
@@ -33,12 +43,11 @@ public final class TraceParent {
      * {@code traceParent} is null or malformed. The caller ends it.
      */
     public static Span startProducer(Tracer tracer, String name, String traceParent, String system, String destination) {
-        SpanContext parent = parse(traceParent);
-        if (parent == null) {
+        Context parent = traceParent == null ? null : W3C.extract(Context.root(), traceParent, ONE_HEADER);
+        if (parent == null || !Span.fromContext(parent).getSpanContext().isValid()) {
             return null;
         }
-        return tracer.spanBuilder(name).setSpanKind(SpanKind.PRODUCER)
-                .setParent(Context.root().with(Span.wrap(parent)))
+        return tracer.spanBuilder(name).setSpanKind(SpanKind.PRODUCER).setParent(parent)
                 .setAttribute("messaging.system", system)
                 .setAttribute("messaging.destination.name", destination)
                 .setAttribute("messaging.operation.type", "send")
@@ -47,18 +56,17 @@ public final class TraceParent {
 
     /** The {@code traceparent} that names {@code span}, for the message it publishes. */
     public static String of(Span span) {
-        SpanContext context = span.getSpanContext();
-        return "00-" + context.getTraceId() + "-" + context.getSpanId() + "-" + context.getTraceFlags().asHex();
+        return header(Context.root().with(span));
     }
 
-    static SpanContext parse(String traceParent) {
-        // 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>
-        if (traceParent == null || traceParent.length() != 55 || !traceParent.startsWith("00-")
-                || traceParent.charAt(35) != '-' || traceParent.charAt(52) != '-') {
-            return null;
-        }
-        SpanContext context = SpanContext.createFromRemoteParent(traceParent.substring(3, 35), traceParent.substring(36, 52),
-                TraceFlags.fromHex(traceParent, 53), TraceState.getDefault());
-        return context.isValid() ? context : null;
+    /** OpenTelemetry's own W3C propagator writes the header, as it reads it. */
+    private static String header(Context context) {
+        String[] written = new String[1];
+        W3C.inject(context, written, (carrier, key, value) -> {
+            if (HEADER.equals(key)) {
+                carrier[0] = value;
+            }
+        });
+        return written[0];
     }
 }
