@@ -7,6 +7,7 @@ import dev.ledger.testing.PaymentLoad;
 import dev.ledger.testing.PaymentLoad.Answer;
 import dev.ledger.testing.PaymentLoad.Payment;
 import dev.ledger.testing.RedisServer;
+import dev.ledger.testing.TcpProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,10 +24,13 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -42,23 +46,31 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Crash safety, proven on the packaged application (two instances) against a PostgreSQL and a Redis
  * of the test's own: bursts of payments while the instance that serves them is killed with SIGKILL at
- * varying moments, while Redis is flushed, and while Redis and PostgreSQL restart. Every key is
+ * varying moments, while Redis is flushed, and while Redis and PostgreSQL restart. Then the same two
+ * instances again with DynamoDB as the fast path (the tests' dynalite behind a proxy, a table of this
+ * run's own), failing closed: SIGKILLs again, and DynamoDB cut away under a burst. Every key is
  * retried until it has a definitive answer (after a kill, through the other instance, while the
  * killed one restarts and then serves the next kill's burst); then every key must have been applied
- * at most once, every applied key must replay its original answer (from Postgres too), and every
- * balance must equal the sum of its ledger entries.
+ * at most once, every applied key must replay its original answer (from Postgres too), every
+ * balance must equal the sum of its ledger entries, and no refusal while failing closed applied anything.
  */
 @EnabledIf(value = "serverBinariesInstalled", disabledReason = "needs PostgreSQL's initdb and redis-server (bash .ci/services)")
 class CrashSafetyIT {
     private static final int KILL_ROUNDS = 20;
     private static final int FLUSH_ROUNDS = 4;
     private static final int RESTART_ROUNDS = 4;
+    /** Rounds with DynamoDB as the store: SIGKILLs, then DynamoDB cut away for a moment under a burst. */
+    private static final int DYNAMODB_KILL_ROUNDS = 6;
+    private static final int DYNAMODB_CUT_ROUNDS = 2;
+    private static final int ROUNDS = KILL_ROUNDS + FLUSH_ROUNDS + RESTART_ROUNDS + DYNAMODB_KILL_ROUNDS + DYNAMODB_CUT_ROUNDS;
     private static final int BURST = 40;
     private static final int ACCOUNTS = 4;
     private static final String API_KEY = "crash-safety-key-0123456789abcdef";
 
     private static PostgresServer postgres;
     private static RedisServer redis;
+    /** The tests' dynalite ({@code tests.dynalite.port}, started by .ci/services), behind a proxy to cut. */
+    private static TcpProxy dynamodb;
     /** Two instances: a kill round's burst goes to one and is cut by its death, its retries to the other. */
     private static final PackagedApp[] APPS = new PackagedApp[2];
     /** Each instance's restart under way since it was killed, or done. */
@@ -75,6 +87,9 @@ class CrashSafetyIT {
     private int retries;
     /** Requests whose first attempt got no final answer (cut by the crash, 503, or in progress). */
     private int interrupted;
+    /** Keys refused with 503 while failing closed and not yet answered definitively: none may replay later. */
+    private final Set<String> refusedFailingClosed = new HashSet<>();
+    private int failClosedRefusals;
 
     static boolean serverBinariesInstalled() {
         return PostgresServer.installed() && RedisServer.installed();
@@ -87,6 +102,7 @@ class CrashSafetyIT {
             sql.execute("CREATE DATABASE ledger");
         }
         redis = new RedisServer();
+        dynamodb = new TcpProxy(Integer.getInteger("tests.dynalite.port", 18700));
         for (int i = 0; i < APPS.length; i++) {
             APPS[i] = PackagedApp.start(Map.of(
                     "QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + postgres.host() + "/ledger",
@@ -115,6 +131,9 @@ class CrashSafetyIT {
         if (redis != null) {
             redis.close();
         }
+        if (dynamodb != null) {
+            dynamodb.close();
+        }
         if (postgres != null) {
             postgres.close();
         }
@@ -136,9 +155,16 @@ class CrashSafetyIT {
         if (answer.status() == 500) {
             fail("500 for " + request.key() + ": " + answer.body());
         }
+        // the refusal failing closed says so; a 503 for an unconfirmed statement says it may have been applied
+        if (answer.status() == 503 && answer.body().contains("nothing was applied")) {
+            failClosedRefusals += refusedFailingClosed.add(request.key()) ? 1 : 0;
+        }
         if (!definitive(answer)) {
             return;
         }
+        // refused failing closed before anything ran: the key's next definitive answer is its first execution
+        assertFalse(refusedFailingClosed.remove(request.key()) && answer.isReplay() && !originals.containsKey(request.key()),
+                "key " + request.key() + " was refused failing closed, yet applied: " + answer.body());
         Answer original = originals.putIfAbsent(request.key(), answer);
         if (original != null) {
             assertEquals(original.status(), answer.status(), "key " + request.key() + " changed its answer");
@@ -165,13 +191,12 @@ class CrashSafetyIT {
      * Sends a burst to instance {@code target} while the chaos action strikes at a varying moment, then
      * retries every key to a final answer through instance {@code retryTo}, once it is up.
      */
-    private void round(Random random, List<String> accounts, int round, Runnable chaos, int target, int retryTo)
+    private void round(String chaosName, List<String> accounts, int round, Runnable chaos, int target, int retryTo)
             throws Exception {
+        Random random = new Random(round);
         List<Payment> burst = burst(random, accounts, round);
-        int total = KILL_ROUNDS + FLUSH_ROUNDS + RESTART_ROUNDS;
         System.out.printf("[crash-safety] round %d of %d (%s): %d requests; so far %d keys, %d retries, %d crashes%n",
-                round + 1, total, round < KILL_ROUNDS ? "SIGKILL" : round < KILL_ROUNDS + FLUSH_ROUNDS ? "Redis flush"
-                        : "Redis and Postgres restart", burst.size(), requests.size(), retries, crashes);
+                round + 1, ROUNDS, chaosName, burst.size(), requests.size(), retries, crashes);
         ScheduledFuture<?> strike = CHAOS.schedule(chaos, random.nextInt(250), TimeUnit.MILLISECONDS);
         List<CompletableFuture<Answer>> answers = burst.stream().map(payment -> load.send(payment, target)).toList();
         CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
@@ -199,12 +224,72 @@ class CrashSafetyIT {
     void everyKeyIsAppliedAtMostOnceThroughCrashesFlushesAndRestarts() throws Exception {
         List<String> accounts = load.openAccounts(ACCOUNTS);
 
-        int round = 0;
-        for (int i = 0; i < KILL_ROUNDS; i++, round++) {
+        int round = killRounds("SIGKILL", accounts, 0, KILL_ROUNDS);
+        for (int i = 0; i < FLUSH_ROUNDS; i++, round++) {
+            round("Redis flush", accounts, round, CrashSafetyIT::flushRedis, i % 2, i % 2);
+        }
+        for (int i = 0; i < RESTART_ROUNDS; i++, round++) {
+            round("Redis and Postgres restart", accounts, round, () -> {
+                try {
+                    redis.restart();
+                    postgres.restart();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, i % 2, i % 2);
+        }
+
+        // The same instances with DynamoDB as the fast path, failing closed. The Redis rounds' keys are not in
+        // its table: retried now, they reserve afresh and replay from Postgres.
+        switchToDynamoDb();
+        round = killRounds("SIGKILL, DynamoDB", accounts, round, DYNAMODB_KILL_ROUNDS);
+        for (int i = 0; i < DYNAMODB_CUT_ROUNDS; i++, round++) {
+            round("DynamoDB cut away", accounts, round, () -> {
+                dynamodb.cut();
+                CHAOS.schedule(dynamodb::heal, 1, TimeUnit.SECONDS);
+            }, i % 2, i % 2);
+        }
+        theStoreUnreachableFailingClosedRefusesAndAppliesNothing(accounts.get(0));
+
+        // Every key replays its original answer (from Postgres alone, but for the DynamoDB rounds' keys).
+        flushRedis();
+        int instance = 0;
+        for (Payment request : requests.values()) {
+            Answer replay = load.send(request, instance++ % 2).get(30, TimeUnit.SECONDS);
+            assertTrue(replay.isReplay(), "no replay for " + request.key() + ": " + replay.body());
+            observe(request, replay);
+        }
+
+        int doubleApplications = reconcile(accounts);
+        String report = String.format("crash safety: %d rounds (%d SIGKILL, %d Redis flush, %d Redis+Postgres restart; "
+                        + "with DynamoDB failing closed %d SIGKILL, %d DynamoDB cut), %d keys, %d without a final first answer, "
+                        + "%d retries, %d crashes, %d refused failing closed, %d applied, double applications: %d%n",
+                round, KILL_ROUNDS, FLUSH_ROUNDS, RESTART_ROUNDS, DYNAMODB_KILL_ROUNDS, DYNAMODB_CUT_ROUNDS, requests.size(),
+                interrupted, retries, crashes, failClosedRefusals,
+                originals.values().stream().filter(a -> a.status() == 201).count(), doubleApplications);
+        Files.writeString(new File("target/crash-safety-report.txt").toPath(), report);
+        System.out.print("[crash-safety] " + report);
+        assertEquals(KILL_ROUNDS + DYNAMODB_KILL_ROUNDS, crashes);
+        assertTrue(failClosedRefusals > 0, "the store unreachable, failing closed, refused: " + report);
+        assertEquals(0, doubleApplications, report);
+        // PostgreSQL's restarts made taking a pooled connection fail: nothing completes a statement twice then
+        // (a Vert.x pool timer did, logged as "Result is already complete": Postgres says why no longer)
+        for (PackagedApp app : APPS) {
+            assertFalse(app.output().contains("Result is already complete"), "a promise was completed twice: see " + app.log());
+        }
+    }
+
+    /**
+     * {@code count} rounds from {@code first}, each killing the instance that serves its burst (alternately), its
+     * keys retried through the other; answers the next round's number once both instances are up again.
+     */
+    private int killRounds(String chaosName, List<String> accounts, int first, int count) throws Exception {
+        int round = first;
+        for (int i = 0; i < count; i++, round++) {
             int victim = i % 2;
             // the victim of two rounds ago has restarted: it serves this burst and dies under it
             RESTARTS[victim].get(90, TimeUnit.SECONDS);
-            round(new Random(round), accounts, round, () -> {
+            round(chaosName, accounts, round, () -> {
                 try {
                     APPS[victim].kill();
                     crashes++;
@@ -223,42 +308,65 @@ class CrashSafetyIT {
         for (CompletableFuture<?> restart : RESTARTS) {
             restart.get(90, TimeUnit.SECONDS);
         }
-        for (int i = 0; i < FLUSH_ROUNDS; i++, round++) {
-            round(new Random(round), accounts, round, CrashSafetyIT::flushRedis, i % 2, i % 2);
-        }
-        for (int i = 0; i < RESTART_ROUNDS; i++, round++) {
-            round(new Random(round), accounts, round, () -> {
-                try {
-                    redis.restart();
-                    postgres.restart();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }, i % 2, i % 2);
-        }
+        return round;
+    }
 
-        // Every key replays its original answer from Postgres alone.
-        flushRedis();
-        int instance = 0;
-        for (Payment request : requests.values()) {
-            Answer replay = load.send(request, instance++ % 2).get(30, TimeUnit.SECONDS);
-            assertTrue(replay.isReplay(), "no replay for " + request.key() + ": " + replay.body());
-            observe(request, replay);
-        }
-
-        int doubleApplications = reconcile(accounts);
-        String report = String.format("crash safety: %d rounds (%d SIGKILL, %d Redis flush, %d Redis+Postgres restart), "
-                        + "%d keys, %d without a final first answer, %d retries, %d crashes, %d applied, double applications: %d%n",
-                round, KILL_ROUNDS, FLUSH_ROUNDS, RESTART_ROUNDS, requests.size(), interrupted, retries, crashes,
-                originals.values().stream().filter(a -> a.status() == 201).count(), doubleApplications);
-        Files.writeString(new File("target/crash-safety-report.txt").toPath(), report);
-        System.out.print("[crash-safety] " + report);
-        assertEquals(KILL_ROUNDS, crashes);
-        assertEquals(0, doubleApplications, report);
-        // PostgreSQL's restarts made taking a pooled connection fail: nothing completes a statement twice then
-        // (a Vert.x pool timer did, logged as "Result is already complete": Postgres says why no longer)
+    /** Both instances stopped (SIGTERM) and started again on DynamoDB, failing closed, one after the other. */
+    private static void switchToDynamoDb() throws Exception {
+        Map<String, String> dynamo = new HashMap<>();
+        dynamo.put("LEDGER_IDEMPOTENCY_STORE", "dynamodb");
+        dynamo.put("LEDGER_IDEMPOTENCY_DYNAMODB_ENDPOINT", "http://127.0.0.1:" + dynamodb.port());
+        dynamo.put("LEDGER_IDEMPOTENCY_DYNAMODB_TABLE", "crash-safety-" + UUID.randomUUID());
+        // as the tests' DynamoDbProfile: dynalite is one Node.js thread on a busy machine
+        dynamo.put("LEDGER_IDEMPOTENCY_DYNAMODB_TIMEOUT", "2s");
+        dynamo.put("LEDGER_REDIS_FAIL_CLOSED", "true");
+        dynamo.put("LEDGER_REDIS_BREAKER_DELAY", "500ms");
+        // dynalite takes any credentials
+        dynamo.put("AWS_REGION", "us-east-1");
+        dynamo.put("AWS_ACCESS_KEY_ID", "local");
+        dynamo.put("AWS_SECRET_ACCESS_KEY", "local");
         for (PackagedApp app : APPS) {
-            assertFalse(app.output().contains("Result is already complete"), "a promise was completed twice: see " + app.log());
+            app.close();
+            app.restart(dynamo);
+        }
+    }
+
+    /**
+     * DynamoDB unreachable, failing closed: a payment is refused with 503, {@code Retry-After} and nothing applied,
+     * readiness is DOWN; once DynamoDB is back the same key executes (no replay: nothing had run).
+     */
+    private void theStoreUnreachableFailingClosedRefusesAndAppliesNothing(String account) throws Exception {
+        Payment payment = load.payment(account, "CREDIT", 1, "crash-fail-closed-" + UUID.randomUUID());
+        requests.put(payment.key(), payment);
+        long balance = balance(account);
+        dynamodb.cut();
+        try {
+            Answer refused = load.send(payment, 0).get(30, TimeUnit.SECONDS);
+            assertEquals(503, refused.status(), refused.body());
+            assertEquals("/problems/service-unavailable", refused.type(), refused.body());
+            assertTrue(refused.retryAfter() != null, "Retry-After on the refusal");
+            observe(payment, refused);
+            await().atMost(Duration.ofSeconds(30)).until(() -> APPS[0].status("/q/health/ready") == 503);
+            assertEquals(balance, balance(account), "nothing applied while refusing");
+        } finally {
+            dynamodb.heal();
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> APPS[0].status("/q/health/ready") == 200);
+        await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).until(() -> {
+            Answer answer = load.send(payment, 0).get(30, TimeUnit.SECONDS);
+            observe(payment, answer);
+            return definitive(answer);
+        });
+        assertEquals(201, originals.get(payment.key()).status());
+        assertFalse(originals.get(payment.key()).isReplay(), "executed once DynamoDB was back");
+        assertEquals(balance + 1, balance(account));
+    }
+
+    private long balance(String account) throws Exception {
+        try (Connection db = postgres.connect("ledger"); Statement sql = db.createStatement();
+             ResultSet rows = sql.executeQuery("SELECT balance FROM accounts WHERE id = '" + account + "'")) {
+            assertTrue(rows.next(), "account " + account);
+            return rows.getLong(1);
         }
     }
 

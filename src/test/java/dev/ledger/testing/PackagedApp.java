@@ -108,13 +108,7 @@ public final class PackagedApp implements AutoCloseable {
         // null: the JVM as an operator runs it.
         settings.put("JAVA_TOOL_OPTIONS", TEST_JVM_OPTIONS);
         settings.putAll(environment);
-        settings.forEach((name, value) -> {
-            if (value == null) {
-                env.remove(name);
-            } else {
-                env.put(name, value);
-            }
-        });
+        change(env, settings);
         return new PackagedApp(builder, "http://127.0.0.1:" + port, log);
     }
 
@@ -158,9 +152,18 @@ public final class PackagedApp implements AutoCloseable {
 
     /** Starts the same application again (same port and settings, log appended) and waits until it is ready. */
     public void restart() throws IOException {
+        restart(Map.of());
+    }
+
+    /**
+     * Starts the application again on the same port, with {@code changes} to its environment from now on (a
+     * null value removes a variable), log appended, and waits until it is ready.
+     */
+    public void restart(Map<String, String> changes) throws IOException {
         if (process.isAlive()) {
             throw new IllegalStateException("still running");
         }
+        change(builder.environment(), changes);
         builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         process = builder.start();
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
@@ -168,6 +171,17 @@ public final class PackagedApp implements AutoCloseable {
         if (!process.isAlive()) {
             throw new AssertionError("the application exited with " + process.exitValue() + ":\n" + output());
         }
+    }
+
+    /** Puts {@code changes} into {@code env}; a null value removes the variable. */
+    private static void change(Map<String, String> env, Map<String, String> changes) {
+        changes.forEach((name, value) -> {
+            if (value == null) {
+                env.remove(name);
+            } else {
+                env.put(name, value);
+            }
+        });
     }
 
     /** Everything the process wrote so far, stdout and stderr. */
