@@ -51,6 +51,68 @@ class RequestFingerprintTest {
         assertNotEquals(lower, of("POST", "/accounts/" + id + "/transactions/x", body));
     }
 
+    /**
+     * The canonical form written straight from the tree is the one the fingerprints stored so far were made of:
+     * the tree turned into plain maps and lists, written with map entries sorted. Compared on bodies as the doors
+     * parse them (JsonBody's parser: integers as big integers) and as a plain parser does, nested objects, arrays,
+     * escapes, numbers of every kind and nested nulls included.
+     */
+    @Test
+    void theCanonicalBytesAreThoseOfTheMapsTheyReplace() throws Exception {
+        ObjectMapper maps = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+                .enable(com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();
+        ObjectMapper sorted = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+                .enable(com.fasterxml.jackson.databind.cfg.JsonNodeFeature.WRITE_PROPERTIES_SORTED).build();
+        ObjectMapper bigInts = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_INTEGER_FOR_INTS).build();
+        java.util.List<String> bodies = new java.util.ArrayList<>(java.util.List.of(
+                "{}", "[]", "{\"type\":\"CREDIT\",\"amount\":1,\"sequence\":1}",
+                "{\"z\":1,\"a\":{\"y\":[3,{\"k\":null,\"b\":true,\"a\":false}],\"x\":\"\\u00e9\\n\\\"q\\\"\"},\"m\":null}",
+                "{\"n\":-0,\"d\":1.0,\"e\":1e10,\"f\":-2.5E-3,\"g\":123456789012345678901234567890,\"h\":9223372036854775807}",
+                "{\"B\":1,\"a\":2,\"\\u00e9\":3,\"_\":4,\"10\":5,\"9\":6}",
+                "[1,\"two\",null,[],{},{\"b\":[{\"d\":1,\"c\":2}]}]", "\"just a string\"", "42", "null"));
+        java.util.Random random = new java.util.Random(7);
+        for (int i = 0; i < 200; i++) {
+            bodies.add(randomJson(random, 3));
+        }
+        for (String body : bodies) {
+            for (ObjectMapper parser : java.util.List.of(JSON, bigInts)) {
+                JsonNode tree = parser.readTree(body);
+                byte[] viaMaps = maps.writeValueAsBytes(maps.treeToValue(tree, Object.class));
+                assertEquals(new String(viaMaps, java.nio.charset.StandardCharsets.UTF_8),
+                        new String(sorted.writeValueAsBytes(tree), java.nio.charset.StandardCharsets.UTF_8), body);
+            }
+        }
+    }
+
+    private static String randomJson(java.util.Random random, int depth) {
+        int kind = depth == 0 ? random.nextInt(6) : random.nextInt(8);
+        return switch (kind) {
+            case 0 -> Integer.toString(random.nextInt(2001) - 1000);
+            case 1 -> Double.toString((random.nextDouble() - 0.5) * Math.pow(10, random.nextInt(30) - 15));
+            case 2 -> "\"" + (char) ('a' + random.nextInt(26)) + "\\u00" + (random.nextInt(6) + 10) + "0\"";
+            case 3 -> random.nextBoolean() ? "true" : "false";
+            case 4 -> "null";
+            case 5 -> Long.toString(random.nextLong());
+            case 6 -> {
+                StringBuilder array = new StringBuilder("[");
+                for (int i = random.nextInt(4); i > 0; i--) {
+                    array.append(randomJson(random, depth - 1)).append(i > 1 ? "," : "");
+                }
+                yield array.append(']').toString();
+            }
+            default -> {
+                StringBuilder object = new StringBuilder("{");
+                int members = random.nextInt(5);
+                for (int i = 0; i < members; i++) {
+                    object.append('"').append("aBcDé_Z9".charAt(random.nextInt(8))).append(i).append("\":")
+                            .append(randomJson(random, depth - 1)).append(i < members - 1 ? "," : "");
+                }
+                yield object.append('}').toString();
+            }
+        };
+    }
+
     @Test
     void roundTripsThroughHex() throws Exception {
         RequestFingerprint fp = of("POST", "/accounts", "{}");
