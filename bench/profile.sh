@@ -12,8 +12,8 @@
 # name as each stack's root frame), SCENARIO.shares.txt (the table), SCENARIO.wrk.txt (wrk's line).
 # Settings (environment): PROFILE_DURATION (15s, the profiled window), PROFILE_WARMUP (10s: one such run
 # of every scenario first, and one before each profile), PROFILE_CONNS (64; wrk runs 2 threads),
-# PROFILE_EVENT (cpu: perf_events where the kernel allows them, else async-profiler falls back to its
-# timers), PROFILE_INTERVAL (1ms of CPU time between samples), PROFILE_JAVA_OPTS (the service's JVM
+# PROFILE_EVENT (cpu: perf_events where the kernel allows them; async-profiler's warnings, printed at the
+# end, say what it did otherwise), PROFILE_INTERVAL (1ms of CPU time between samples), PROFILE_JAVA_OPTS (the service's JVM
 # options; default bench/run.sh's, "-Xms64m -Xmx160m -XX:+UseSerialGC"; -XX:+DebugNonSafepoints is
 # added, so that inlined frames are attributed to their own methods), PROFILE_PORT (8198), stores
 # BENCH_DB (ledger_bench_profile, dropped and created) and BENCH_REDIS_DB (8, flushed),
