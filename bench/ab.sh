@@ -20,8 +20,13 @@
 #     QUARKUS_OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf" bash bench/ab.sh HEAD HEAD
 # AB_ENV_A, AB_ENV_B: NAME=value pairs (space-separated) added to that side's environment.
 #
+# The JVM's collector, A/B on one commit (JVM options per side):
+#   AB_JAVA_OPTS_A="" AB_JAVA_OPTS_B="-XX:+UseSerialGC" bash bench/ab.sh HEAD HEAD
+# AB_JAVA_OPTS_A, AB_JAVA_OPTS_B: that side's JVM options; unset, the side takes AB_JAVA_OPTS (set and
+# empty: the JVM's defaults). Each side's options are written beside its commit in target/ab/refs.txt.
+#
 # Settings: AB_ROUNDS (5), AB_DURATION (10s), AB_CONNS (64), AB_SCENARIOS ("replays reads new-payments"),
-# AB_JAVA_OPTS (none: the JVM's defaults, as a user running the jar gets). The load scripts are this
+# AB_JAVA_OPTS (none: the JVM's defaults, as a user running the jar gets; per side above). The load scripts are this
 # checkout's (they speak only the HTTP API). Results: target/ab/results.txt. Needs wrk (bench/run.sh
 # installs it).
 set -euo pipefail
@@ -31,7 +36,8 @@ cd "$(dirname "$0")/.."
 OUT=target/ab; mkdir -p "$OUT"
 ROUNDS=${AB_ROUNDS:-5}; DURATION=${AB_DURATION:-10s}; CONNS=${AB_CONNS:-64}; THREADS=2
 SCENARIOS=${AB_SCENARIOS:-replays reads new-payments}
-read -r -a OPTS <<< "${AB_JAVA_OPTS:-}"
+# java_opts SIDE: the side's JVM options (AB_JAVA_OPTS_A or _B, else AB_JAVA_OPTS)
+java_opts() { local var=AB_JAVA_OPTS_${1^^}; echo "${!var-${AB_JAVA_OPTS:-}}"; }
 bash .ci/services >/dev/null
 
 build() { # side ref: packages REF in target/ab/SIDE
@@ -43,10 +49,9 @@ build() { # side ref: packages REF in target/ab/SIDE
 }
 build a "$1" | tee "$OUT/refs.txt"
 build b "$2" | tee -a "$OUT/refs.txt"
+for side in a b; do echo "$side JVM options: $(java_opts $side)"; done | tee -a "$OUT/refs.txt"
 
-API_KEY="bench-ledger-key-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-API_KEYS="bench:$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)"
-export LEDGER_BENCH_API_KEY="$API_KEY"
+new_api_key
 declare -A PID PORT
 DYNALITE_PORT=${AB_DYNALITE_PORT:-18702}
 if [ "${AB_STORE_A:-redis}" = dynamodb ] || [ "${AB_STORE_B:-redis}" = dynamodb ]; then
@@ -61,7 +66,8 @@ start() { # side port redis-db
   DB=ledger_bench_ab_$1; REDIS_DB=$3
   fresh_stores
   local extra_env=AB_ENV_${1^^} kv
-  local -a extra=()
+  local -a extra=() opts=()
+  read -r -a opts <<< "$(java_opts "$1")"
   read -r -a extra <<< "${!extra_env:-}"
   for kv in ${extra[@]+"${extra[@]}"}; do export "$kv"; done
   local store=AB_STORE_${1^^}
@@ -69,9 +75,9 @@ start() { # side port redis-db
     LEDGER_IDEMPOTENCY_STORE=dynamodb LEDGER_IDEMPOTENCY_DYNAMODB_TABLE=ledger-bench-ab-$1 \
     AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$DYNALITE_PORT AWS_REGION=us-east-1 \
     AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench \
-      launch java "$OUT/$1/target/quarkus-app/quarkus-run.jar" "$2" "$OUT/$1.log" ${OPTS[@]+"${OPTS[@]}"}
+      launch java "$OUT/$1/target/quarkus-app/quarkus-run.jar" "$2" "$OUT/$1.log" ${opts[@]+"${opts[@]}"}
   else
-    launch java "$OUT/$1/target/quarkus-app/quarkus-run.jar" "$2" "$OUT/$1.log" ${OPTS[@]+"${OPTS[@]}"}
+    launch java "$OUT/$1/target/quarkus-app/quarkus-run.jar" "$2" "$OUT/$1.log" ${opts[@]+"${opts[@]}"}
   fi
   PID[$1]=$!; PORT[$1]=$2
   for kv in ${extra[@]+"${extra[@]}"}; do unset "${kv%%=*}"; done

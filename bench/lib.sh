@@ -1,6 +1,32 @@
-# Shared by bench/run.sh, bench/aot-cache.sh and bench/cds-archive.sh (sourced, not run). The caller
-# sets DB (a PostgreSQL database), REDIS_DB (a Redis database number) and API_KEYS (the value of
-# LEDGER_API_KEYS; training_run sets its own).
+# Shared by the scripts of bench/ (sourced, not run). The caller sets DB (a PostgreSQL database), REDIS_DB
+# (a Redis database number) and API_KEYS (the value of LEDGER_API_KEYS; new_api_key and training_run set it).
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# install_missing COMMAND:PACKAGE...: installs from Debian the packages whose command is missing. While
+# it installs, a policy-rc.d (unless the machine has one) keeps a package from starting its service:
+# nginx's would listen on port 80; the benchmark starts its own nginx on a port of its own.
+install_missing() {
+  local pair policy="" missing=()
+  for pair in "$@"; do command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}"); done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | as_root tee /usr/sbin/policy-rc.d >/dev/null
+    as_root chmod +x /usr/sbin/policy-rc.d
+    policy=1
+  fi
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  [ -z "$policy" ] || as_root rm -f /usr/sbin/policy-rc.d
+}
+
+# new_api_key: a fresh API key for the load (API_KEY, and LEDGER_BENCH_API_KEY, which bench/common.lua
+# sends) and the LEDGER_API_KEYS entry that accepts it (API_KEYS, client "bench")
+new_api_key() {
+  API_KEY="bench-ledger-key-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+  API_KEYS="bench:$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)"
+  export LEDGER_BENCH_API_KEY="$API_KEY"
+}
 
 # fresh_stores: an empty database DB and an empty Redis database REDIS_DB
 fresh_stores() {
@@ -35,6 +61,64 @@ wait_ready() {
 
 # call CURL-ARGS...: a request whose answer does not matter
 call() { curl -s -o /dev/null "$@" || true; }
+
+# post BASE KEY PATH BODY: the status of a POST with the benchmark's API key
+post() {
+  curl -s -o /dev/null -w '%{http_code}' -X POST "$1$3" -H 'Content-Type: application/json' \
+    -H "Authorization: Bearer $API_KEY" -H "Idempotency-Key: $2" -d "$4"
+}
+
+# seed_accounts BASE DIR ACCOUNTS REPLAY_KEYS: opens ACCOUNTS accounts through the API (DIR/accounts.txt, an id a
+# line: reads.lua's and new-payments.lua's) and completes REPLAY_KEYS payments over them (DIR/replays.txt,
+# a key, an account and a body a line: what replays.lua sends again); fails unless every one succeeded
+seed_accounts() {
+  local base=$1 dir=$2 accounts=$3 keys=$4 i seeded
+  export -f post; export API_KEY
+  seq 1 "$accounts" | SEED_BASE=$base xargs -P 16 -I{} bash -c \
+    'body=$(curl -s -X POST "$SEED_BASE/accounts" -H "Content-Type: application/json" -H "Authorization: Bearer $API_KEY" \
+       -H "Idempotency-Key: bench-open-{}" -d "{\"currency\":\"EUR\"}"); printf "%s\n" "$(sed -E "s/.*\"id\":\"([^\"]+)\".*/\1/" <<< "$body")"' \
+    | grep -E '^[0-9a-f-]{36}$' > "$dir/accounts.txt" || true
+  [ "$(wc -l < "$dir/accounts.txt")" -eq "$accounts" ] || { echo "seeding accounts failed" >&2; return 1; }
+  local -a ids; mapfile -t ids < "$dir/accounts.txt"
+  for i in $(seq 1 "$keys"); do
+    echo "bench-replay-$i ${ids[$(( i % accounts ))]} {\"type\":\"CREDIT\",\"amount\":1,\"sequence\":$i}"
+  done > "$dir/replays.txt"
+  # -d '\n': xargs must not eat the JSON's quotes; every seed must be a 201
+  # shellcheck disable=SC2016
+  seeded=$(SEED_BASE=$base xargs -P 16 -d '\n' -I{} bash -c 'read -r k a b <<< "$1"; printf "%s\n" "$(post "$SEED_BASE" "$k" "/accounts/$a/transactions" "$b")"' _ {} \
+    < "$dir/replays.txt" | grep -c '^201$' || true)
+  [ "$seeded" -eq "$keys" ] || { echo "seeding replay keys failed: $seeded of $keys" >&2; return 1; }
+}
+
+# scenario_args SCENARIO RUN CONNS DIR: the Lua script of a wrk scenario and its arguments, a word each
+# (RUN: a run id in every fresh key; DIR: where seed wrote accounts.txt and replays.txt)
+scenario_args() {
+  case $1 in
+    new-payments) echo "new-payments.lua $2 2 $4/accounts.txt" ;;
+    replays) echo "replays.lua $4/replays.txt" ;;
+    inflight) echo "inflight.lua $2 2 $(( $3 / 2 )) $4/accounts.txt" ;;
+    reads) echo "reads.lua $4/accounts.txt" ;;
+    *) echo "unknown scenario $1" >&2; return 1 ;;
+  esac
+}
+
+# wrk_load URL PHASE DURATION CONNS LUA ARGS...: one wrk run of bench/LUA, 2 threads, as the benchmark
+# runs them; sequences start from the clock in microseconds, above everything an earlier run sent. The
+# script prints a BENCH line (requests=... rps=... p99_ms=... statuses=...) when PHASE is measure.
+wrk_load() {
+  local url=$1 phase=$2 duration=$3 conns=$4 lua=$5; shift 5
+  BENCH_SEQ_BASE=$(( $(date +%s%N) / 1000 )) BENCH_PHASE=$phase wrk -t2 -c"$conns" -d"$duration" -s "bench/$lua" "$url" -- "$@"
+}
+
+# cpu_ticks PID...: the user and system CPU time the processes have used so far, in clock ticks
+cpu_ticks() { local pid total=0; for pid in "$@"; do total=$(( total + $(awk '{print $14 + $15}' "/proc/$pid/stat") )); done; echo $total; }
+TICK_MS=$(( 1000 / $(getconf CLK_TCK) ))
+# ms_per TICKS COUNT [DIGITS]: CPU milliseconds per operation, with DIGITS decimals (3)
+ms_per() { awk -v t=$(( $1 * TICK_MS )) -v n="$2" -v d="${3:-3}" 'BEGIN { printf "%.*f", d, (n > 0 ? t / n : 0) }'; }
+# field_of LINE KEY: the value of KEY=value in a line of such pairs (whole keys only)
+field_of() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "$1"; }
+# median_of: the median of the numbers on standard input, one a line
+median_of() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
 # package_aot_jar DIR: the application packaged afresh as an aot-jar (every class on the JVM's own
 # class path, which a class archive or an AOT cache needs to serve them in full) into DIR, under target/

@@ -36,18 +36,8 @@ OUT=target/bench
 BASE="http://127.0.0.1:$PORT"
 mkdir -p "$OUT"
 
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-
 # --- tools and services ---------------------------------------------------------------------
-missing=()
-command -v wrk >/dev/null || missing+=(wrk)
-command -v pgbench >/dev/null || missing+=(postgresql-client)
-command -v redis-benchmark >/dev/null || missing+=(redis-tools)
-command -v curl >/dev/null || missing+=(curl)
-if [ ${#missing[@]} -gt 0 ]; then
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
-fi
+install_missing wrk:wrk pgbench:postgresql-client redis-benchmark:redis-tools curl:curl
 bash .ci/services >/dev/null
 [ -f target/quarkus-app/quarkus-run.jar ] || ./mvnw -q -B package -DskipTests
 
@@ -55,9 +45,7 @@ psql() { command psql -h 127.0.0.1 -U postgres -v ON_ERROR_STOP=1 -qtA "$@"; }
 fresh_stores
 
 # --- the service ----------------------------------------------------------------------------
-API_KEY="bench-ledger-key-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-API_KEYS="bench:$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)"
-export LEDGER_BENCH_API_KEY="$API_KEY"
+new_api_key
 # The commands scenario: the service consumes commands from a virtual host of the benchmark's own,
 # published by the broker user "bench" (the client id of API_KEYS), through RabbitMQ's Java client.
 BROKER_VHOST=ledger-bench
@@ -91,57 +79,24 @@ trap 'kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true; stop_bench_k
 wait_ready $APP "$PORT" "$OUT/app.log"
 ready_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
 
-post() { # key path body
-  curl -s -o /dev/null -w '%{http_code}' -X POST "$BASE$2" -H 'Content-Type: application/json' \
-    -H "Authorization: Bearer $API_KEY" -H "Idempotency-Key: $1" -d "$3"
-}
-export -f post; export BASE API_KEY
-
 # --- seed through the API ---------------------------------------------------------------------
-seq 1 "$ACCOUNTS" | xargs -P 16 -I{} bash -c \
-  'body=$(curl -s -X POST "$BASE/accounts" -H "Content-Type: application/json" -H "Authorization: Bearer $API_KEY" \
-     -H "Idempotency-Key: bench-open-{}" -d "{\"currency\":\"EUR\"}"); printf "%s\n" "$(sed -E "s/.*\"id\":\"([^\"]+)\".*/\1/" <<< "$body")"' \
-  | grep -E '^[0-9a-f-]{36}$' > "$OUT/accounts.txt"
-[ "$(wc -l < "$OUT/accounts.txt")" -eq "$ACCOUNTS" ] || { echo "seeding accounts failed" >&2; exit 1; }
-mapfile -t account_ids < "$OUT/accounts.txt"
-: > "$OUT/replays.txt"
-for i in $(seq 1 "$REPLAY_KEYS"); do
-  acc=${account_ids[$(( i % ACCOUNTS ))]}
-  echo "bench-replay-$i $acc {\"type\":\"CREDIT\",\"amount\":1,\"sequence\":$i}" >> "$OUT/replays.txt"
-done
-# -d '\n': xargs must not eat the JSON's quotes; every seed must be a 201
-# shellcheck disable=SC2016
-seeded=$(xargs -P 16 -d '\n' -I{} bash -c 'read -r k a b <<< "$1"; printf "%s\n" "$(post "$k" "/accounts/$a/transactions" "$b")"' _ {} \
-  < "$OUT/replays.txt" | grep -c '^201$' || true)
-[ "$seeded" -eq "$REPLAY_KEYS" ] || { echo "seeding replay keys failed: $seeded of $REPLAY_KEYS" >&2; exit 1; }
+seed_accounts "$BASE" "$OUT" "$ACCOUNTS" "$REPLAY_KEYS"
 
 # --- the scenarios ------------------------------------------------------------------------------
-cpu_ticks() { awk '{print $14 + $15}' "/proc/${1:-$APP}/stat"; }
 # the whole machine's busy time (user, nice, system, irq, softirq), in the same clock ticks: the
 # service, wrk, Redis, PostgreSQL and the kernel's loopback TCP together
 machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
-TICK_MS=$(( 1000 / $(getconf CLK_TCK) ))
-# ms_per TICKS COUNT: CPU milliseconds per operation
-ms_per() { awk -v t=$(( $1 * TICK_MS )) -v n="$2" 'BEGIN { printf "%.3f", (n > 0 ? t / n : 0) }'; }
-# field_of LINE KEY: the value of KEY=value in a BENCH line (whole keys only)
-field_of() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "$1"; }
-# median_of: the median of the numbers on standard input, one a line
-median_of() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 RUN=$(date +%s)
 declare -A RESULT
 # wrk_run PHASE DURATION CONNS LUA ARGS...: one wrk run; the Lua script prints its BENCH line when measuring
-wrk_run() {
-  local phase=$1 duration=$2 conns=$3 lua=$4; shift 4
-  # sequences start from the clock in microseconds: above everything any earlier run sent
-  BENCH_SEQ_BASE=$(( $(date +%s%N) / 1000 )) BENCH_PHASE=$phase wrk -t$THREADS -c"$conns" -d"$duration" -s "bench/$lua" "${WRK_BASE:-$BASE}" -- "$@"
-}
+wrk_run() { wrk_load "${WRK_BASE:-$BASE}" "$@"; }
 scenario() { # name conns lua args...
   local name=$1 conns=$2 lua=$3; shift 3
   wrk_run warmup "$WARMUP" "$conns" "$lua" "$@" > /dev/null
-  local before; before=$(cpu_ticks)
+  local before; before=$(cpu_ticks $APP)
   local machine_before; machine_before=$(machine_ticks)
   wrk_run measure "$DURATION" "$conns" "$lua" "$@" > "$OUT/$name-$conns.txt"
-  local after; after=$(cpu_ticks)
+  local after; after=$(cpu_ticks $APP)
   local machine_after; machine_after=$(machine_ticks)
   local line; line=$(grep '^BENCH' "$OUT/$name-$conns.txt")
   local requests; requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<< "$line")
@@ -161,9 +116,9 @@ commands_scenario() {
   local name=$1 send=$2 c=$3 run="$RUN-$1-$3${4:+-jit}"
   "$send" $(( COMMANDS / 10 )) "$run-warm" > /dev/null
   [ "${4:-}" = warm-up-only ] && return
-  local before; before=$(cpu_ticks)
+  local before; before=$(cpu_ticks $APP)
   "$send" "$COMMANDS" "$run" > "$OUT/$name-$c.txt"
-  local after; after=$(cpu_ticks)
+  local after; after=$(cpu_ticks $APP)
   local line; line=$(grep '^BENCH' "$OUT/$name-$c.txt")
   local outcomes; outcomes=$(field_of "$line" outcomes)
   # the machine's CPU over the load program's timed window (its own JVM start left out)
@@ -189,13 +144,8 @@ run_scenario() {
   fi
   # the run id in every fresh key: the warm-up round's keys differ from the measured runs'
   local run="$RUN-$c${3:+-jit}"
-  case $s in
-    new-payments) args=(new-payments.lua "$run" "$THREADS" "$OUT/accounts.txt") ;;
-    replays) args=(replays.lua "$OUT/replays.txt") ;;
-    inflight) args=(inflight.lua "$run" "$THREADS" "$(( c / THREADS ))" "$OUT/accounts.txt") ;;
-    reads) args=(reads.lua "$OUT/accounts.txt") ;;
-    *) echo "unknown scenario $s" >&2; exit 1 ;;
-  esac
+  read -r -a args <<< "$(scenario_args "$s" "$run" "$c" "$OUT")"
+  [ ${#args[@]} -gt 0 ] || exit 1
   if [ "${3:-}" = warm-up-only ]; then
     wrk_run warmup "$WARMUP" "$c" "${args[@]}" > /dev/null
   else
