@@ -20,7 +20,7 @@
 # each server and scenario before the rounds), FLOOR_CONNS (64; wrk runs 2 threads), FLOOR_SCENARIOS
 # ("replays reads"), FLOOR_SERVERS ("nginx vertx rest service"), FLOOR_ACCOUNTS (1000),
 # FLOOR_REPLAY_KEYS (2000), FLOOR_JAVA_OPTS (the JVM options of the service and the Quarkus floor alike;
-# default bench/run.sh's, "-Xms64m -Xmx160m -XX:+UseSerialGC"; empty for the JVM's defaults),
+# default bench/run.sh's: none, the JVM's defaults, as docs/operations.md starts the service),
 # FLOOR_JAVA_OPTS_SERVICE and FLOOR_JAVA_OPTS_QUARKUS (one side's options; unset, FLOOR_JAVA_OPTS),
 # ports FLOOR_PORT (8199, the service), FLOOR_NGINX_PORT (18080), FLOOR_QUARKUS_PORT (18081, the Vert.x
 # floor; the REST floor on the next), stores BENCH_DB (ledger_bench_floor, dropped and created) and
@@ -39,7 +39,7 @@ SCENARIOS=${FLOOR_SCENARIOS:-replays reads}
 read -r -a SERVERS <<< "${FLOOR_SERVERS:-nginx vertx rest service}"
 ACCOUNTS=${FLOOR_ACCOUNTS:-1000}
 REPLAY_KEYS=${FLOOR_REPLAY_KEYS:-2000}
-JAVA_OPTS=${FLOOR_JAVA_OPTS-"-Xms64m -Xmx160m -XX:+UseSerialGC"}
+JAVA_OPTS=${FLOOR_JAVA_OPTS-""}
 SERVICE_OPTS=${FLOOR_JAVA_OPTS_SERVICE-$JAVA_OPTS}
 QUARKUS_OPTS=${FLOOR_JAVA_OPTS_QUARKUS-$JAVA_OPTS}
 DB=${BENCH_DB:-ledger_bench_floor}

@@ -14,7 +14,7 @@
 # of every scenario first, and one before each profile), PROFILE_CONNS (64; wrk runs 2 threads),
 # PROFILE_EVENT (cpu: perf_events where the kernel allows them; async-profiler's warnings, printed at the
 # end, say what it did otherwise), PROFILE_INTERVAL (1ms of CPU time between samples), PROFILE_JAVA_OPTS (the service's JVM
-# options; default bench/run.sh's, "-Xms64m -Xmx160m -XX:+UseSerialGC"; -XX:+DebugNonSafepoints is
+# options; default bench/run.sh's: none, the JVM's defaults; -XX:+DebugNonSafepoints is
 # added, so that inlined frames are attributed to their own methods), PROFILE_PORT (8198), stores
 # BENCH_DB (ledger_bench_profile, dropped and created) and BENCH_REDIS_DB (8, flushed),
 # PROFILE_ASYNC_PROFILER (4.6: tools.profiler:async-profiler from Maven Central, fetched with ./mvnw
@@ -29,7 +29,7 @@ WARMUP=${PROFILE_WARMUP:-10s}
 CONNS=${PROFILE_CONNS:-64}
 EVENT=${PROFILE_EVENT:-cpu}
 INTERVAL=${PROFILE_INTERVAL:-1ms}
-JAVA_OPTS=${PROFILE_JAVA_OPTS-"-Xms64m -Xmx160m -XX:+UseSerialGC"}
+JAVA_OPTS=${PROFILE_JAVA_OPTS-""}
 PORT=${PROFILE_PORT:-8198}
 DB=${BENCH_DB:-ledger_bench_profile}
 REDIS_DB=${BENCH_REDIS_DB:-8}
