@@ -8,6 +8,7 @@ import dev.ledger.testing.PaymentLoad.Answer;
 import dev.ledger.testing.PaymentLoad.Payment;
 import dev.ledger.testing.RedisServer;
 import dev.ledger.testing.TcpProxy;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -60,7 +62,7 @@ class CrashSafetyIT {
     private static final int FLUSH_ROUNDS = 4;
     private static final int RESTART_ROUNDS = 4;
     /** Rounds with DynamoDB as the store: SIGKILLs, then DynamoDB cut away for a moment under a burst. */
-    private static final int DYNAMODB_KILL_ROUNDS = 6;
+    private static final int DYNAMODB_KILL_ROUNDS = 20;
     private static final int DYNAMODB_CUT_ROUNDS = 2;
     private static final int ROUNDS = KILL_ROUNDS + FLUSH_ROUNDS + RESTART_ROUNDS + DYNAMODB_KILL_ROUNDS + DYNAMODB_CUT_ROUNDS;
     private static final int BURST = 40;
@@ -210,13 +212,21 @@ class CrashSafetyIT {
         }
         RESTARTS[retryTo].get(90, TimeUnit.SECONDS);
         for (Payment request : burst) {
-            // no delay before the first attempt: most keys have their answer at once (awaitility waits a poll interval by default)
-            await().atMost(Duration.ofSeconds(90)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).until(() -> {
-                retries++;
-                Answer last = load.send(request, retryTo).get(30, TimeUnit.SECONDS);
-                observe(request, last);
-                return definitive(last);
-            });
+            AtomicReference<Answer> last = new AtomicReference<>();
+            try {
+                // no delay before the first attempt: most keys have their answer at once (awaitility waits a poll interval by default)
+                await().atMost(Duration.ofSeconds(90)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).until(() -> {
+                    retries++;
+                    Answer answer = load.send(request, retryTo).get(30, TimeUnit.SECONDS);
+                    last.set(answer);
+                    observe(request, answer);
+                    return definitive(answer);
+                });
+            } catch (ConditionTimeoutException e) {
+                Answer answer = last.get();
+                throw new AssertionError("key " + request.key() + " has no final answer after 90 s of retries; the last: "
+                        + (answer == null ? "none" : answer.status() + " " + answer.body()), e);
+            }
         }
     }
 

@@ -123,7 +123,14 @@ public final class TcpProxy implements AutoCloseable {
                     pumps.submit(() -> refuse(client, answer));
                     continue;
                 }
-                Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                Socket upstream;
+                try {
+                    upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                } catch (IOException e) {
+                    // the real server is gone: the client sees its connection closed, as it would without a proxy
+                    closeQuietly(client);
+                    continue;
+                }
                 client.setTcpNoDelay(true);
                 upstream.setTcpNoDelay(true);
                 open.add(client);
