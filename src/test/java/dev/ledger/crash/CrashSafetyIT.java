@@ -62,7 +62,7 @@ class CrashSafetyIT {
     private static final int FLUSH_ROUNDS = 4;
     private static final int RESTART_ROUNDS = 4;
     /** Rounds with DynamoDB as the store: SIGKILLs, then DynamoDB cut away for a moment under a burst. */
-    private static final int DYNAMODB_KILL_ROUNDS = 20;
+    private static final int DYNAMODB_KILL_ROUNDS = 6;
     private static final int DYNAMODB_CUT_ROUNDS = 2;
     private static final int ROUNDS = KILL_ROUNDS + FLUSH_ROUNDS + RESTART_ROUNDS + DYNAMODB_KILL_ROUNDS + DYNAMODB_CUT_ROUNDS;
     private static final int BURST = 40;

@@ -6,6 +6,7 @@ import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.LedgerApi;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
+import io.prometheus.client.exemplars.ExemplarSampler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
@@ -197,6 +199,8 @@ class OperatingSurfaceTest {
 
     @Inject
     Tracer tracer;
+    @Inject
+    Optional<ExemplarSampler> exemplars;
 
     @Test
     void tracesAreOffWhileNoOtlpEndpointIsConfigured() {
@@ -211,5 +215,7 @@ class OperatingSurfaceTest {
         // nor are Quarkus' own instrumentations at work: they would build a span context per request
         assertEquals("false", ConfigProvider.getConfig().getValue("quarkus.otel.instrument.vertx-http", String.class));
         assertEquals("false", ConfigProvider.getConfig().getValue("quarkus.otel.instrument.vertx-sql-client", String.class));
+        // and no timer recorded looks for a span to make an exemplar of (TracingTest: one with tracing on)
+        assertTrue(exemplars.isEmpty(), "an exemplar sampler with tracing off");
     }
 }

@@ -126,6 +126,12 @@ class TracingTest {
         assertTrue(trace.stream().anyMatch(database("postgresql").and(childOf(request))),
                 "the payment statement under the request: " + describe(trace));
         assertTrue(account != null);
+        // the request's outcome timer links to its trace: an exemplar, in OpenMetrics (Quarkus answers it to an Accept
+        // without text/plain); no sampler while tracing is off (OperatingSurfaceTest)
+        String metrics = given().accept("*/*").get("/q/metrics").then().statusCode(200).extract().asString();
+        assertTrue(metrics.lines().anyMatch(line -> line.startsWith("ledger_idempotency_requests_seconds_bucket{")
+                        && line.contains("outcome=\"executed\"") && line.contains("trace_id=\"" + caller.traceId() + "\"")),
+                "no exemplar of trace " + caller.traceId() + " on the executed outcome's timer");
     }
 
     @Test
