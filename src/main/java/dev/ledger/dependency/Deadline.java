@@ -2,7 +2,6 @@ package dev.ledger.dependency;
 
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.groups.UniOnTimeout;
-import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.impl.ContextInternal;
 
@@ -25,10 +24,28 @@ public final class Deadline {
     /** The call, subscribed lazily, failing with {@link DependencyTimeoutException} after {@code bound}. */
     public static <T> Uni<T> within(Duration bound, String what, Supplier<? extends Uni<? extends T>> call) {
         UniOnTimeout<T> timeout = Uni.createFrom().<T>deferred(call::get).ifNoItem().after(bound);
-        Context context = Vertx.currentContext();
-        if (context instanceof ContextInternal internal) {
-            timeout = timeout.on(internal.nettyEventLoop());
-        } // else (a thread with no Vert.x context: a test, a plain executor): Mutiny's default scheduler
-        return timeout.failWith(() -> new DependencyTimeoutException(what + " gave no answer within " + bound.toMillis() + " ms"));
+        Supplier<Throwable> failure = () -> new DependencyTimeoutException(what + " gave no answer within " + bound.toMillis() + " ms");
+        if (!(Vertx.currentContext() instanceof ContextInternal context)) {
+            // a thread with no Vert.x context (a test, a plain executor): Mutiny's default scheduler
+            return timeout.failWith(failure);
+        }
+        // The timer runs on the loop's bare Netty executor, where no Vert.x context is current; what follows a
+        // timeout (a Hibernate Reactive session closing, the request's own steps) needs the caller's, so the
+        // failure is delivered within it. Only a timeout takes this turn; an answer passes as it came.
+        return timeout.on(context.nettyEventLoop()).failWith(failure)
+                .onFailure(DependencyTimeoutException.class).recoverWithUni(timedOut -> onContext(context, timedOut));
+    }
+
+    private static <T> Uni<T> onContext(ContextInternal context, Throwable failure) {
+        if (Vertx.currentContext() == context) {
+            return Uni.createFrom().failure(failure);
+        }
+        return Uni.createFrom().emitter(emitter -> {
+            if (context.nettyEventLoop().inEventLoop()) {
+                context.dispatch(() -> emitter.fail(failure));
+            } else {
+                context.runOnContext(ignored -> emitter.fail(failure));
+            }
+        });
     }
 }

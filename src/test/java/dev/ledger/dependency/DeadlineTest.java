@@ -29,8 +29,8 @@ class DeadlineTest {
         vertx.close().toCompletionStage().toCompletableFuture().join();
     }
 
-    /** What a subscription on an event loop saw: the item or failure, and the thread it came on. */
-    private record Seen(Object item, Throwable failure, String thread, String loop) {
+    /** What a subscription on an event loop saw: the item or failure, the thread it came on, and whether on the caller's Vert.x context. */
+    private record Seen(Object item, Throwable failure, String thread, String loop, boolean onCallersContext) {
     }
 
     private static Seen onEventLoop(Duration bound, Uni<String> call) throws Exception {
@@ -39,8 +39,8 @@ class DeadlineTest {
         context.runOnContext(v -> {
             String loop = Thread.currentThread().getName();
             Deadline.within(bound, "Test", () -> call).subscribe().with(
-                    item -> seen.complete(new Seen(item, null, Thread.currentThread().getName(), loop)),
-                    failure -> seen.complete(new Seen(null, failure, Thread.currentThread().getName(), loop)));
+                    item -> seen.complete(new Seen(item, null, Thread.currentThread().getName(), loop, Vertx.currentContext() == context)),
+                    failure -> seen.complete(new Seen(null, failure, Thread.currentThread().getName(), loop, Vertx.currentContext() == context)));
         });
         return seen.get(10, TimeUnit.SECONDS);
     }
@@ -52,6 +52,9 @@ class DeadlineTest {
         DependencyTimeoutException timeout = assertInstanceOf(DependencyTimeoutException.class, seen.failure());
         assertTrue(timeout.getMessage().contains("Test gave no answer within 50 ms"), timeout.getMessage());
         assertEquals(seen.loop(), seen.thread(), "the timeout fires on the caller's own event loop");
+        // and on its Vert.x context: what runs after a timeout (a Hibernate Reactive session closing, the request's
+        // own steps) looks for the current context, and the loop's bare Netty executor has none
+        assertTrue(seen.onCallersContext(), "the timeout failed the call outside the caller's Vert.x context");
     }
 
     @Test
@@ -60,6 +63,7 @@ class DeadlineTest {
 
         assertEquals("answer", seen.item());
         assertEquals(null, seen.failure());
+        assertTrue(seen.onCallersContext(), "the answer came outside the caller's Vert.x context");
     }
 
     @Test
