@@ -126,12 +126,13 @@ class TracingTest {
         assertTrue(trace.stream().anyMatch(database("postgresql").and(childOf(request))),
                 "the payment statement under the request: " + describe(trace));
         assertTrue(account != null);
-        // the request's outcome timer links to its trace: an exemplar, in OpenMetrics (Quarkus answers it to an Accept
-        // without text/plain); no sampler while tracing is off (OperatingSurfaceTest)
+        // the outcome's timer links to traces: an exemplar, in OpenMetrics (Quarkus answers it to an Accept without
+        // text/plain). Not necessarily this request's: a bucket keeps an exemplar for 7 s before a newer one replaces
+        // it, and other tests' requests share this application. None while tracing is off (OperatingSurfaceTest).
         String metrics = given().accept("*/*").get("/q/metrics").then().statusCode(200).extract().asString();
         assertTrue(metrics.lines().anyMatch(line -> line.startsWith("ledger_idempotency_requests_seconds_bucket{")
-                        && line.contains("outcome=\"executed\"") && line.contains("trace_id=\"" + caller.traceId() + "\"")),
-                "no exemplar of trace " + caller.traceId() + " on the executed outcome's timer");
+                        && line.contains("outcome=\"executed\"") && line.matches(".* # \\{.*trace_id=\"[0-9a-f]{32}\".*")),
+                "no exemplar on the executed outcome's timer");
     }
 
     @Test
