@@ -8,7 +8,9 @@ import java.util.Map;
 /**
  * Events switched on, published to the shared broker in the tests' virtual host. The relay polls only
  * once an hour: whatever the tests see published within seconds, the request path's wake-up published.
- * Traces on, exported to the tests' OTLP receiver ({@link OtlpReceiver}) at once.
+ * Traces on, exported to the tests' OTLP receiver ({@link OtlpReceiver}) at once. The settings the
+ * profiles with events on build on ({@code DoorsProfile}, which the outbox and tracing tests use, and
+ * {@code FailureLabProfile}); no test class starts an application of this profile alone.
  */
 public class EventsProfile implements QuarkusTestProfile {
     @Override

@@ -1,6 +1,10 @@
 package dev.ledger.outbox;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
 import dev.ledger.testing.BrokerUsers;
 import dev.ledger.testing.KafkaBroker;
 import dev.ledger.testing.Metrics;
@@ -8,7 +12,10 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -34,14 +41,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Events to RabbitMQ and Kafka at once (API.md, "Events: the transactional outbox"): every event on both
- * brokers with the same id and body, Kafka's record keyed by account with its headers, each account's
- * events in order on both; and each broker tracked on its own: with Kafka killed, RabbitMQ's events keep
- * coming and Kafka's wait in PostgreSQL until it is back; with RabbitMQ refusing the service's
- * connections, the reverse.
+ * Events on a broker that has never seen the service (a virtual host of this class's own, created empty
+ * before the start), to RabbitMQ and Kafka at once (API.md, "Events: the transactional outbox"). First,
+ * before anything else has published there: once the instance is ready a consumer can bind to the
+ * exchange, and the events published while no consumer was bound wait in the service's queue
+ * {@code ledger.events}. Then every event on both brokers with the same id and body, Kafka's record keyed
+ * by account with its headers, each account's events in order on both; and each broker tracked on its
+ * own: with Kafka killed, RabbitMQ's events keep coming and Kafka's wait in PostgreSQL until it is back;
+ * with RabbitMQ refusing the service's connections, the reverse. One class, so that both share one
+ * started application and the fresh queue is looked at first.
  */
 @QuarkusTest
 @TestProfile(EventsToBothBrokersTest.BothBrokers.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EventsToBothBrokersTest {
     static final String VHOST = "ledger-events-both-test";
     static final String QUEUE = "ledger.events";
@@ -73,7 +85,60 @@ class EventsToBothBrokersTest {
         }
     }
 
+    private static com.rabbitmq.client.Connection connect() throws Exception {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost("127.0.0.1");
+        factory.setPort(EventTap.SHARED_PORT);
+        factory.setVirtualHost(VHOST);
+        return factory.newConnection("ledger tests: late consumer");
+    }
+
+    /** The fresh virtual host, before anything else here has published to it. */
     @Test
+    @Order(1)
+    void aConsumerBindsRightAfterReadinessAndEventsPublishedBeforeAnyConsumerWaitInTheQueue() throws Exception {
+        await().atMost(BOUND).untilAsserted(() -> given().when().get("/q/health/ready").then().statusCode(200));
+        try (com.rabbitmq.client.Connection connection = connect(); Channel channel = connection.createChannel()) {
+            // a consumer that binds right after readiness: the exchange is there before any event
+            String own = channel.queueDeclare().getQueue();
+            channel.queueBind(own, EventTap.EXCHANGE, "#");
+            assertEquals(0, channel.messageCount(QUEUE), "the service's queue, declared at start, is empty");
+        }
+        given().when().get("/q/health/ready").then()
+                .body("checks.find { it.name == 'Events (RabbitMQ)' }.data.declared", equalTo(true));
+
+        // no consumer bound now: the events must wait in the service's queue
+        String account = newAccount();
+        int credits = 20;
+        for (int sequence = 1; sequence <= credits; sequence++) {
+            credit(account, 100, sequence);
+        }
+
+        List<JsonNode> events = new ArrayList<>();
+        try (com.rabbitmq.client.Connection connection = connect(); Channel channel = connection.createChannel()) {
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                for (GetResponse got; (got = channel.basicGet(QUEUE, true)) != null; ) {
+                    events.add(JSON.readTree(got.getBody()));
+                }
+                return events.size() >= credits + 1;
+            });
+        }
+        List<String> seen = events.stream()
+                .map(event -> event.path("type").asText() + ":" + event.path("data").path("sequence").asLong())
+                .toList();
+        List<String> expected = new ArrayList<>(List.of("account.opened:0"));
+        for (int sequence = 1; sequence <= credits; sequence++) {
+            expected.add("transaction.applied:" + sequence);
+        }
+        System.out.println("[events-queue] published with no consumer bound: " + expected.size()
+                + ", found in ledger.events: " + seen.size());
+        assertEquals(expected, seen, "every event, once, in order, for account " + account);
+        events.forEach(event -> assertEquals(account, event.path("accountId").asText()));
+    }
+
+    /** Then both brokers, and each away in turn (the service's queue above is the RabbitMQ side's tap). */
+    @Test
+    @Order(2)
     void everyEventReachesBothBrokersAndOneBrokerDownDelaysOnlyItsOwnEvents() throws Exception {
         await().atMost(BOUND).untilAsserted(() -> given().when().get("/q/health/ready").then().statusCode(200)
                 .body("checks.find { it.name == 'Events (Kafka)' }.data.topic", equalTo(TOPIC))

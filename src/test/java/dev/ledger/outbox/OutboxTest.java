@@ -1,5 +1,6 @@
 package dev.ledger.outbox;
 
+import dev.ledger.testing.DoorsProfile;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.testing.ApiClient;
@@ -42,7 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Events switched on: what the outbox writes, what the relay publishes, and in which order. */
 @QuarkusTest
-@TestProfile(EventsProfile.class)
+@TestProfile(DoorsProfile.class)
 class OutboxTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

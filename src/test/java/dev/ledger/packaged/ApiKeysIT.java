@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentRequest;
+import dev.ledger.security.ApiKeys;
 import dev.ledger.testing.OtlpReceiver;
 import dev.ledger.testing.PackagedApp;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,6 +13,9 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -93,8 +97,22 @@ class ApiKeysIT {
         try (PackagedApp app = PackagedApp.start(environment, "api-keys-it-auth-off.log")) {
             HttpResponse<String> opened = app.post("/accounts", null, "auth-off-" + UUID.randomUUID(), "{\"currency\":\"EUR\"}");
             assertEquals(201, opened.statusCode(), opened.body());
-            assertEquals(200, app.get(opened.headers().firstValue("Location").orElseThrow(), null).statusCode());
+            assertTrue(opened.headers().firstValue("WWW-Authenticate").isEmpty(), "no key is asked for");
+            String account = opened.headers().firstValue("Location").orElseThrow();
+            assertEquals(200, app.get(account, null).statusCode());
+            // a key, even an unknown or a malformed one, changes nothing: it is not checked
+            assertEquals(200, app.get(account, UNKNOWN).statusCode());
+            assertEquals(200, app.get(account, "nonsense").statusCode());
             assertTrue(app.output().contains("API-key authentication is OFF"), app.output());
+            // every request is the client "default"
+            try (Connection db = PackagedApp.database();
+                 PreparedStatement owner = db.prepareStatement("SELECT owner FROM accounts WHERE id = ?")) {
+                owner.setObject(1, UUID.fromString(account.substring(account.lastIndexOf('/') + 1)));
+                try (ResultSet row = owner.executeQuery()) {
+                    assertTrue(row.next(), "the account is in the database");
+                    assertEquals(ApiKeys.DEFAULT_CLIENT, row.getString(1));
+                }
+            }
         }
     }
 
@@ -121,9 +139,18 @@ class ApiKeysIT {
             assertEquals(401, old.statusCode(), old.body());
             assertEquals("Bearer realm=\"ledger\"", old.headers().firstValue("WWW-Authenticate").orElse(null));
             assertTrue(old.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"));
-            assertTrue(old.body().contains("/problems/unauthorized"), old.body());
+            JsonNode problem = JSON.readTree(old.body());
+            assertEquals("/problems/unauthorized", problem.path("type").asText(), old.body());
+            assertEquals("The API key is not valid", problem.path("detail").asText(), old.body());
+            assertTrue(old.headers().firstValue("Idempotent-Replayed").isEmpty());
+            HttpResponse<String> oldPost = app.post("/accounts", ACME_OLD, "rotation-" + UUID.randomUUID(), "{\"currency\":\"EUR\"}");
+            assertEquals(401, oldPost.statusCode(), oldPost.body());
             assertEquals(401, app.post("/accounts", ACME_OLD, key, "{\"currency\":\"EUR\"}").statusCode());
             assertEquals(200, app.get(account, ACME_NEW).statusCode());
+            // the other client, whose entry did not change, works as before
+            HttpResponse<String> globex = app.post("/accounts", GLOBEX, "rotation-" + UUID.randomUUID(), "{\"currency\":\"EUR\"}");
+            assertEquals(201, globex.statusCode(), globex.body());
+            assertEquals(200, app.get(globex.headers().firstValue("Location").orElseThrow(), GLOBEX).statusCode());
             HttpResponse<String> replay = app.post("/accounts", ACME_NEW, key, "{\"currency\":\"EUR\"}");
             assertEquals(firstAnswer, replay.body(), "the client's recorded answers outlive its old key");
         }

@@ -1,7 +1,7 @@
 package dev.ledger.tracing;
 
+import dev.ledger.testing.DoorsProfile;
 import dev.ledger.outbox.EventTap;
-import dev.ledger.outbox.EventsProfile;
 import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.Broker;
 import dev.ledger.testing.BrokerUsers;
@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * publishes (the command's outcome, the event the change produced).
  */
 @QuarkusTest
-@TestProfile(EventsProfile.class)
+@TestProfile(DoorsProfile.class)
 class TracingTest {
     private static final Duration BOUND = Duration.ofSeconds(20);
     private static Broker dev;
