@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -25,6 +27,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
@@ -73,11 +76,14 @@ class KafkaCommandsResilienceIT {
         producer = KafkaBroker.producer();
         outcomes = KafkaBroker.reader(KafkaTopics.OUTCOMES_PREFIX + CLIENT);
         dead = KafkaBroker.reader(KafkaTopics.DEAD_LETTERS);
-        apps.add(start("a", bootstrap));
-        apps.add(start("b", bootstrap));
+        // both at once: each start is mostly one core's work, and the machine has two
+        CompletableFuture<PackagedApp> a = CompletableFuture.supplyAsync(() -> start("a", bootstrap));
+        CompletableFuture<PackagedApp> b = CompletableFuture.supplyAsync(() -> start("b", bootstrap));
+        apps.add(a.join());
+        apps.add(b.join());
     }
 
-    private static PackagedApp start(String name, String bootstrap) throws Exception {
+    private static PackagedApp start(String name, String bootstrap) {
         Map<String, String> env = new HashMap<>();
         env.put("LEDGER_API_KEYS", CLIENT + ":" + PackagedApp.sha256Hex(API_KEY));
         env.put("LEDGER_MESSAGING_KAFKA_ENABLED", "true");
@@ -90,10 +96,17 @@ class KafkaCommandsResilienceIT {
         env.put("LEDGER_MESSAGING_CONFIRM_TIMEOUT", "10s");
         // restarted by the tests: how fast a fresh start answers is PackagedApplicationIT's concern
         env.put("LEDGER_WARM_UP_ROUNDS", "0");
+        // The keys the killed instance held in flight are free again about when its partitions move (after the
+        // consumer session's 10 s at most, 7 to 10 s here), not 20 s later with the production lease of 30 s
+        env.put("LEDGER_IDEMPOTENCY_LEASE", "10s");
         // a small pool: the machine's PostgreSQL is shared (max_connections 100)
         env.put("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE", "5");
         env.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://127.0.0.1:" + postgres.port() + "/" + PackagedApp.DATABASE);
-        return PackagedApp.start(env, "kafka-commands-resilience-it-" + name + ".log");
+        try {
+            return PackagedApp.start(env, "kafka-commands-resilience-it-" + name + ".log");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @AfterAll
