@@ -80,8 +80,8 @@ class BalancedInstancesIT {
             env.keySet().removeIf(name -> name.startsWith("QUARKUS_") || name.startsWith("LEDGER_"));
             env.put("BALANCED_PORT", Integer.toString(PORT));
             env.put("BALANCED_INSTANCES", Integer.toString(INSTANCES));
-            // .ci/balanced's own options, with the tests' C1 alone (PackagedApp.TEST_JVM_OPTIONS)
-            env.put("BALANCED_JAVA_OPTS", "-Xms64m -Xmx160m -XX:+UseSerialGC " + PackagedApp.TEST_JVM_OPTIONS);
+            // .ci/balanced's own options, with the tests' C1 alone and class-data archive (PackagedApp.testJvmOptions)
+            env.put("BALANCED_JAVA_OPTS", "-Xms64m -Xmx160m -XX:+UseSerialGC " + PackagedApp.testJvmOptions());
             env.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PackagedApp.PG_HOST + "/" + DATABASE);
             env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PackagedApp.PG_HOST + "/" + DATABASE);
             env.put("QUARKUS_DATASOURCE_USERNAME", PackagedApp.PG_USER);

@@ -31,7 +31,10 @@ import static org.awaitility.Awaitility.await;
  */
 public final class PackagedApp implements AutoCloseable {
     /** The packaged applications' JVM options in the tests ({@code JAVA_TOOL_OPTIONS}): C1 alone (docs/testing.md). */
-    public static final String TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1";
+    private static final String C1_ALONE = "-XX:TieredStopAtLevel=1";
+    /** The JDK's dynamic class-data archive of the jar's start, made once per test JVM ({@link #testJvmOptions()}). */
+    private static final Path ARCHIVE = Path.of("target", "packaged-app.jsa").toAbsolutePath();
+    private static boolean archiveTried;
     public static final String PG_HOST = System.getProperty("tests.it.pg-host");
     public static final String PG_USER = System.getProperty("tests.it.pg-user", "postgres");
     public static final String REDIS = System.getProperty("tests.it.redis", "redis://127.0.0.1:6379/2");
@@ -58,6 +61,58 @@ public final class PackagedApp implements AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * The JVM options of every packaged application the tests start: C1 alone, and the classes of the jar's start
+     * mapped from a dynamic class-data archive (AppCDS), which the first call makes with one start of the jar
+     * (about 8 s) and every later start saves about a quarter of its CPU with (docs/testing.md). Where the archive
+     * could not be made, C1 alone.
+     */
+    public static synchronized String testJvmOptions() {
+        if (!archiveTried) {
+            archiveTried = true;
+            try {
+                trainArchive();
+            } catch (Exception e) {
+                System.out.println("[packaged-app] no class-data archive, starting without one: " + e);
+            }
+        }
+        return Files.exists(ARCHIVE) ? C1_ALONE + " -XX:SharedArchiveFile=" + ARCHIVE : C1_ALONE;
+    }
+
+    /**
+     * Starts the jar on a database of its own with {@code -XX:ArchiveClassesAtExit}, sends it a payment, and stops
+     * it with SIGTERM: the JVM writes the classes it loaded into {@link #ARCHIVE} as it exits. Made anew for every
+     * test JVM, so that it always matches the jar this build packaged (a stale one would be refused by the JVM).
+     */
+    private static void trainArchive() throws Exception {
+        Files.deleteIfExists(ARCHIVE);
+        String database = DATABASE + "_cds";
+        try (Connection admin = DriverManager.getConnection("jdbc:postgresql://" + PG_HOST + "/postgres", PG_USER, "");
+             Statement sql = admin.createStatement()) {
+            sql.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+            sql.execute("CREATE DATABASE " + database);
+        }
+        String apiKey = "class-data-archive-key-0123456789";
+        Map<String, String> environment = new HashMap<>();
+        environment.put("JAVA_TOOL_OPTIONS", C1_ALONE + " -XX:ArchiveClassesAtExit=" + ARCHIVE);
+        environment.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PG_HOST + "/" + database);
+        environment.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PG_HOST + "/" + database);
+        environment.put("LEDGER_API_KEYS", "cds:" + sha256Hex(apiKey));
+        long started = System.nanoTime();
+        PackagedApp app = start(environment, "packaged-app-cds.log");
+        try {
+            HttpResponse<String> opened = app.post("/accounts", apiKey, "cds-" + System.nanoTime(), "{\"currency\":\"EUR\"}");
+            if (opened.statusCode() != 201) {
+                throw new IllegalStateException("the training start answered " + opened.statusCode() + ": " + opened.body());
+            }
+        } finally {
+            app.close();
+        }
+        System.out.printf("[packaged-app] class-data archive %s: %s in %d ms%n", ARCHIVE,
+                Files.exists(ARCHIVE) ? Files.size(ARCHIVE) / (1024 * 1024) + " MB" : "not written",
+                (System.nanoTime() - started) / 1_000_000);
     }
 
     public static boolean configured() {
@@ -103,10 +158,10 @@ public final class PackagedApp implements AutoCloseable {
         settings.put("LEDGER_WARM_UP_ROUNDS", "0");
         // no wait for a balancer to notice readiness DOWN on SIGTERM (5 s in prod): none is in front of it
         settings.put("QUARKUS_SHUTDOWN_DELAY", "0s");
-        // the JIT's first tier only: a start costs about 5 s of CPU instead of 9 here, and the suite starts the jar
-        // some fifty times on two cores; what the application does is the same. PackagedApplicationIT passes
-        // null: the JVM as an operator runs it.
-        settings.put("JAVA_TOOL_OPTIONS", TEST_JVM_OPTIONS);
+        // the JIT's first tier only and the start's classes from an archive: a start costs about 3.7 s of CPU instead
+        // of 9 here, and the suite starts the jar some fifty times on two cores; what the application does is the
+        // same. PackagedApplicationIT passes null: the JVM as an operator runs it.
+        settings.put("JAVA_TOOL_OPTIONS", environment.containsKey("JAVA_TOOL_OPTIONS") ? null : testJvmOptions());
         settings.putAll(environment);
         change(env, settings);
         return new PackagedApp(builder, "http://127.0.0.1:" + port, log);
