@@ -105,8 +105,20 @@ class CrashSafetyIT {
         }
         redis = new RedisServer();
         dynamodb = new TcpProxy(Integer.getInteger("tests.dynalite.port", 18700));
+        // both at once: each start is mostly one core's work, and the machine has two
+        List<CompletableFuture<PackagedApp>> starting = new ArrayList<>();
         for (int i = 0; i < APPS.length; i++) {
-            APPS[i] = PackagedApp.start(Map.of(
+            String log = "crash-safety-it-" + i + ".log";
+            starting.add(CompletableFuture.supplyAsync(() -> startInstance(log)));
+        }
+        for (int i = 0; i < APPS.length; i++) {
+            APPS[i] = starting.get(i).join();
+        }
+    }
+
+    private static PackagedApp startInstance(String log) {
+        try {
+            return PackagedApp.start(Map.of(
                     "QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + postgres.host() + "/ledger",
                     "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + postgres.host() + "/ledger",
                     "QUARKUS_DATASOURCE_USERNAME", "postgres",
@@ -115,7 +127,9 @@ class CrashSafetyIT {
                     // leases of crashed requests expire quickly, so that retries get through
                     "LEDGER_IDEMPOTENCY_LEASE", "2s",
                     // restarted after every SIGKILL: this test is about what is applied, not how fast a fresh start answers
-                    "LEDGER_WARM_UP_ROUNDS", "0"), "crash-safety-it-" + i + ".log");
+                    "LEDGER_WARM_UP_ROUNDS", "0"), log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

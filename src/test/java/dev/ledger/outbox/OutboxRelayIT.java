@@ -16,9 +16,12 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -39,7 +42,7 @@ class OutboxRelayIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern ID = Pattern.compile("\"id\":\"([0-9a-f-]{36})\"");
 
-    private final List<PackagedApp> apps = new ArrayList<>();
+    private final List<PackagedApp> apps = Collections.synchronizedList(new ArrayList<>());
     private EventTap tap;
 
     @BeforeEach
@@ -57,6 +60,16 @@ class OutboxRelayIT {
         if (tap != null) {
             tap.close();
         }
+    }
+
+    private CompletableFuture<PackagedApp> starting(String name, String brokerPort) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return start(name, brokerPort, Map.of());
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        });
     }
 
     private PackagedApp start(String name, String brokerPort, Map<String, String> more) throws Exception {
@@ -154,10 +167,14 @@ class OutboxRelayIT {
 
     @Test
     void severalRelaysShareTheWorkWithoutPublishingAnEventTwice() throws Exception {
-        PackagedApp a = start("a", Integer.toString(EventTap.SHARED_PORT), Map.of());
-        PackagedApp b = start("b", Integer.toString(EventTap.SHARED_PORT), Map.of());
+        // the three start at once: each start is mostly one core's work, and the machine has two
+        CompletableFuture<PackagedApp> startingA = starting("a", Integer.toString(EventTap.SHARED_PORT));
+        CompletableFuture<PackagedApp> startingB = starting("b", Integer.toString(EventTap.SHARED_PORT));
         // Its own events reach the broker through the others' polls.
-        PackagedApp c = start("c-no-broker", NO_BROKER, Map.of());
+        CompletableFuture<PackagedApp> startingC = starting("c-no-broker", NO_BROKER);
+        PackagedApp a = startingA.join();
+        PackagedApp b = startingB.join();
+        PackagedApp c = startingC.join();
 
         PaymentLoad load = new PaymentLoad("relays", new ApiClient("it", API_KEY),
                 List.of(URI.create(a.baseUrl()), URI.create(b.baseUrl()), URI.create(c.baseUrl())));
