@@ -37,15 +37,6 @@ public final class Deadline {
     }
 
     private static <T> Uni<T> onContext(ContextInternal context, Throwable failure) {
-        if (Vertx.currentContext() == context) {
-            return Uni.createFrom().failure(failure);
-        }
-        return Uni.createFrom().emitter(emitter -> {
-            if (context.nettyEventLoop().inEventLoop()) {
-                context.dispatch(() -> emitter.fail(failure));
-            } else {
-                context.runOnContext(ignored -> emitter.fail(failure));
-            }
-        });
+        return Uni.createFrom().emitter(emitter -> CallerContext.deliver(context, () -> emitter.fail(failure)));
     }
 }

@@ -2,6 +2,7 @@ package dev.ledger.dynamodb;
 
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
+import dev.ledger.dependency.CallerContext;
 import dev.ledger.dependency.Deadline;
 import dev.ledger.dependency.DependencyTimer;
 import dev.ledger.tracing.ClientSpans;
@@ -117,12 +118,7 @@ public class DynamoDbCalls {
             future.whenComplete((item, failure) -> {
                 Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
-                Runnable deliver = cause == null ? () -> emitter.complete(item) : () -> emitter.fail(cause);
-                if (caller == null || Vertx.currentContext() == caller) {
-                    deliver.run();
-                } else {
-                    caller.runOnContext(ignored -> deliver.run());
-                }
+                CallerContext.deliver(caller, cause == null ? () -> emitter.complete(item) : () -> emitter.fail(cause));
             });
         });
     }
