@@ -159,10 +159,12 @@ class BalancedInstancesIT {
         storm.openAccounts(24);
         storm.wave();
         List<Integer> readinessDownBeforeExit = new ArrayList<>();
+        List<String> timings = new ArrayList<>();
         CompletableFuture<Void> rolling = CompletableFuture.runAsync(() -> {
             for (int i = 1; i <= INSTANCES; i++) {
                 try {
                     ProcessHandle instance = instance(i);
+                    long sigterm = System.nanoTime();
                     instance.destroy(); // SIGTERM
                     int which = i;
                     await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
@@ -171,15 +173,18 @@ class BalancedInstancesIT {
                         readinessDownBeforeExit.add(i);
                     }
                     await().atMost(Duration.ofSeconds(30)).until(() -> !instance.isAlive());
+                    long exited = System.nanoTime();
                     balanced("start");
+                    timings.add(String.format("instance %d gone %d ms after SIGTERM, back in HAProxy %d ms later", i,
+                            (exited - sigterm) / 1_000_000, (System.nanoTime() - exited) / 1_000_000));
                 } catch (IOException e) {
                     throw new IllegalStateException(e);
                 }
             }
         });
         int waves = storm.wavesUntil(rolling, 2);
-        System.out.printf("[balanced-rolling-restart] %d waves over the restart of %d instances; readiness DOWN before exit: %s%n",
-                waves, INSTANCES, readinessDownBeforeExit);
+        System.out.printf("[balanced-rolling-restart] %d waves over the restart of %d instances; readiness DOWN before exit: %s; %s%n",
+                waves, INSTANCES, readinessDownBeforeExit, timings);
         assertEquals(List.of(1, 2, 3), readinessDownBeforeExit, "each instance reported not ready while still running");
         assertEquals(0, storm.reconcile(), "double applications");
         assertTrue(storm.statuses().keySet().stream().allMatch(status -> status == 201 || status == 409 || status == 503),
