@@ -60,8 +60,12 @@ class ApiKeysIT {
 
     @Test
     void refusesToStartWithoutAKey() throws Exception {
+        // both at once: each exits at start
+        List<PackagedApp> launched = new ArrayList<>();
         for (String value : new String[]{null, ""}) {
-            PackagedApp app = PackagedApp.launch(keys(value), "api-keys-it-unset.log");
+            launched.add(PackagedApp.launch(keys(value), "api-keys-it-unset-" + launched.size() + ".log"));
+        }
+        for (PackagedApp app : launched) {
             assertNotEquals(0, app.awaitExit(), "started without keys");
             String output = app.output();
             assertTrue(output.contains("ledger.api-keys (environment variable LEDGER_API_KEYS) is not set"), output);
@@ -76,8 +80,14 @@ class ApiKeysIT {
                 {acme + "," + GLOBEX, "2"},                                                    // a raw key instead of an entry
                 {acme + ",globex:" + sha256Hex(GLOBEX).toUpperCase(), "2"},                  // upper-case hex
                 {acme + ",acme:" + sha256Hex(ACME_NEW) + ",globex:" + sha256Hex(GLOBEX).substring(2), "3"}};
+        // all at once: each exits at start
+        List<PackagedApp> launched = new ArrayList<>();
         for (String[] c : cases) {
-            PackagedApp app = PackagedApp.launch(keys(c[0]), "api-keys-it-malformed.log");
+            launched.add(PackagedApp.launch(keys(c[0]), "api-keys-it-malformed-" + c[1] + "-" + launched.size() + ".log"));
+        }
+        for (int i = 0; i < cases.length; i++) {
+            String[] c = cases[i];
+            PackagedApp app = launched.get(i);
             assertNotEquals(0, app.awaitExit(), "started with " + c[1]);
             String output = app.output();
             assertTrue(output.contains("ledger.api-keys entry " + c[1] + " is not client-id:sha256hex"), output);
