@@ -146,16 +146,11 @@ class ApiKeysIT {
         String newOnly = "acme:" + sha256Hex(ACME_NEW) + ",globex:" + sha256Hex(GLOBEX);
         try (PackagedApp app = PackagedApp.start(keys(newOnly), "api-keys-it-rotation-2.log")) {
             HttpResponse<String> old = app.get(account, ACME_OLD);
-            assertEquals(401, old.statusCode(), old.body());
-            assertEquals("Bearer realm=\"ledger\"", old.headers().firstValue("WWW-Authenticate").orElse(null));
-            assertTrue(old.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"));
-            JsonNode problem = JSON.readTree(old.body());
-            assertEquals("/problems/unauthorized", problem.path("type").asText(), old.body());
-            assertEquals("The API key is not valid", problem.path("detail").asText(), old.body());
-            assertTrue(old.headers().firstValue("Idempotent-Replayed").isEmpty());
-            HttpResponse<String> oldPost = app.post("/accounts", ACME_OLD, "rotation-" + UUID.randomUUID(), "{\"currency\":\"EUR\"}");
-            assertEquals(401, oldPost.statusCode(), oldPost.body());
-            assertEquals(401, app.post("/accounts", ACME_OLD, key, "{\"currency\":\"EUR\"}").statusCode());
+            assertUnauthorized(old, "removed key, GET");
+            assertEquals("The API key is not valid", JSON.readTree(old.body()).path("detail").asText(), old.body());
+            assertUnauthorized(app.post("/accounts", ACME_OLD, "rotation-" + UUID.randomUUID(), "{\"currency\":\"EUR\"}"),
+                    "removed key, POST");
+            assertUnauthorized(app.post("/accounts", ACME_OLD, key, "{\"currency\":\"EUR\"}"), "removed key, POST of a recorded key");
             assertEquals(200, app.get(account, ACME_NEW).statusCode());
             // the other client, whose entry did not change, works as before
             HttpResponse<String> globex = app.post("/accounts", GLOBEX, "rotation-" + UUID.randomUUID(), "{\"currency\":\"EUR\"}");
@@ -164,6 +159,20 @@ class ApiKeysIT {
             HttpResponse<String> replay = app.post("/accounts", ACME_NEW, key, "{\"currency\":\"EUR\"}");
             assertEquals(firstAnswer, replay.body(), "the client's recorded answers outlive its old key");
         }
+    }
+
+    /** The 401 of a key that is not (or no longer) configured: the problem, the challenge, nothing of the internals. */
+    private static void assertUnauthorized(HttpResponse<String> response, String what) throws IOException {
+        assertEquals(401, response.statusCode(), what + ": " + response.body());
+        assertEquals("Bearer realm=\"ledger\"", response.headers().firstValue("WWW-Authenticate").orElse(null), what);
+        assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"), what);
+        JsonNode problem = JSON.readTree(response.body());
+        assertEquals("/problems/unauthorized", problem.path("type").asText(), what);
+        assertEquals("Unauthorized", problem.path("title").asText(), what);
+        assertEquals(401, problem.path("status").asInt(), what);
+        assertFalse(problem.path("detail").asText().isBlank(), what);
+        assertTrue(response.headers().firstValue("Idempotent-Replayed").isEmpty(), what);
+        assertFalse(response.body().matches("(?s).*(Exception|org\\.|io\\.|java\\.|dev\\.ledger).*"), what + ": " + response.body());
     }
 
     /** Requests of every kind, each carrying the secrets the log must not show. */
