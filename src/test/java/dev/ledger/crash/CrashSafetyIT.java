@@ -32,6 +32,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -105,20 +106,16 @@ class CrashSafetyIT {
         }
         redis = new RedisServer();
         dynamodb = new TcpProxy(Integer.getInteger("tests.dynalite.port", 18700));
-        // both at once: each start is mostly one core's work, and the machine has two
-        List<CompletableFuture<PackagedApp>> starting = new ArrayList<>();
+        List<Callable<PackagedApp>> starts = new ArrayList<>();
         for (int i = 0; i < APPS.length; i++) {
             String log = "crash-safety-it-" + i + ".log";
-            starting.add(CompletableFuture.supplyAsync(() -> startInstance(log)));
+            starts.add(() -> startInstance(log));
         }
-        for (int i = 0; i < APPS.length; i++) {
-            APPS[i] = starting.get(i).join();
-        }
+        PackagedApp.startTogether(starts).toArray(APPS);
     }
 
-    private static PackagedApp startInstance(String log) {
-        try {
-            return PackagedApp.start(Map.of(
+    private static PackagedApp startInstance(String log) throws IOException {
+        return PackagedApp.start(Map.of(
                     "QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + postgres.host() + "/ledger",
                     "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + postgres.host() + "/ledger",
                     "QUARKUS_DATASOURCE_USERNAME", "postgres",
@@ -128,9 +125,6 @@ class CrashSafetyIT {
                     "LEDGER_IDEMPOTENCY_LEASE", "2s",
                     // restarted after every SIGKILL: this test is about what is applied, not how fast a fresh start answers
                     "LEDGER_WARM_UP_ROUNDS", "0"), log);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @AfterAll

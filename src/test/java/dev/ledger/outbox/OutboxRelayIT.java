@@ -20,8 +20,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -60,16 +58,6 @@ class OutboxRelayIT {
         if (tap != null) {
             tap.close();
         }
-    }
-
-    private CompletableFuture<PackagedApp> starting(String name, String brokerPort) {
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                return start(name, brokerPort, Map.of());
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-        });
     }
 
     private PackagedApp start(String name, String brokerPort, Map<String, String> more) throws Exception {
@@ -167,14 +155,13 @@ class OutboxRelayIT {
 
     @Test
     void severalRelaysShareTheWorkWithoutPublishingAnEventTwice() throws Exception {
-        // the three start at once: each start is mostly one core's work, and the machine has two
-        CompletableFuture<PackagedApp> startingA = starting("a", Integer.toString(EventTap.SHARED_PORT));
-        CompletableFuture<PackagedApp> startingB = starting("b", Integer.toString(EventTap.SHARED_PORT));
-        // Its own events reach the broker through the others' polls.
-        CompletableFuture<PackagedApp> startingC = starting("c-no-broker", NO_BROKER);
-        PackagedApp a = startingA.join();
-        PackagedApp b = startingB.join();
-        PackagedApp c = startingC.join();
+        String shared = Integer.toString(EventTap.SHARED_PORT);
+        // C's own events reach the broker through the others' polls.
+        List<PackagedApp> started = PackagedApp.startTogether(List.of(() -> start("a", shared, Map.of()),
+                () -> start("b", shared, Map.of()), () -> start("c-no-broker", NO_BROKER, Map.of())));
+        PackagedApp a = started.get(0);
+        PackagedApp b = started.get(1);
+        PackagedApp c = started.get(2);
 
         PaymentLoad load = new PaymentLoad("relays", new ApiClient("it", API_KEY),
                 List.of(URI.create(a.baseUrl()), URI.create(b.baseUrl()), URI.create(c.baseUrl())));

@@ -1,9 +1,9 @@
 package dev.ledger.outbox;
 
-import dev.ledger.testing.DoorsProfile;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.DoorsProfile;
 import dev.ledger.testing.Metrics;
 import dev.ledger.testing.PaymentLoad;
 import io.quarkus.test.common.http.TestHTTPResource;

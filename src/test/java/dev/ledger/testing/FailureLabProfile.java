@@ -1,6 +1,6 @@
 package dev.ledger.testing;
 
-import dev.ledger.outbox.EventsProfile;
+import dev.ledger.outbox.EventsSettings;
 import io.quarkus.test.junit.QuarkusTestProfile;
 
 import java.util.HashMap;
@@ -20,7 +20,7 @@ public class FailureLabProfile implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        Map<String, String> overrides = new HashMap<>(new EventsProfile().getConfigOverrides());
+        Map<String, String> overrides = new HashMap<>(EventsSettings.overrides());
         overrides.remove("ledger.events.relay.poll-interval");
         overrides.putAll(Map.of("ledger.redis.breaker.delay", "200ms",
                 // a pool that notices a dead server quickly

@@ -16,9 +16,14 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
@@ -180,6 +185,29 @@ public final class PackagedApp implements AutoCloseable {
 
     public static PackagedApp start(Map<String, String> environment, String logName) throws IOException {
         return start(environment, logName, "/q/health/ready");
+    }
+
+    /**
+     * Runs the given starts at once and answers their applications in the same order: a start is mostly one core's
+     * work, and the machine has two. Fails with the first start's failure.
+     */
+    public static List<PackagedApp> startTogether(List<Callable<PackagedApp>> starts) throws Exception {
+        List<CompletableFuture<PackagedApp>> started = starts.stream().map(start -> CompletableFuture.supplyAsync(() -> {
+            try {
+                return start.call();
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        })).toList();
+        List<PackagedApp> apps = new ArrayList<>();
+        for (CompletableFuture<PackagedApp> app : started) {
+            try {
+                apps.add(app.join());
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof Exception cause ? cause : e;
+            }
+        }
+        return apps;
     }
 
     /** Waits (bounded) for the process to exit by itself and answers its exit code. */

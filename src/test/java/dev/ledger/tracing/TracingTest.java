@@ -1,10 +1,10 @@
 package dev.ledger.tracing;
 
-import dev.ledger.testing.DoorsProfile;
 import dev.ledger.outbox.EventTap;
 import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.Broker;
 import dev.ledger.testing.BrokerUsers;
+import dev.ledger.testing.DoorsProfile;
 import dev.ledger.testing.OtlpReceiver;
 import dev.ledger.testing.OtlpReceiver.ReceivedSpan;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;

@@ -12,8 +12,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -27,7 +25,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
@@ -76,14 +73,10 @@ class KafkaCommandsResilienceIT {
         producer = KafkaBroker.producer();
         outcomes = KafkaBroker.reader(KafkaTopics.OUTCOMES_PREFIX + CLIENT);
         dead = KafkaBroker.reader(KafkaTopics.DEAD_LETTERS);
-        // both at once: each start is mostly one core's work, and the machine has two
-        CompletableFuture<PackagedApp> a = CompletableFuture.supplyAsync(() -> start("a", bootstrap));
-        CompletableFuture<PackagedApp> b = CompletableFuture.supplyAsync(() -> start("b", bootstrap));
-        apps.add(a.join());
-        apps.add(b.join());
+        apps.addAll(PackagedApp.startTogether(List.of(() -> start("a", bootstrap), () -> start("b", bootstrap))));
     }
 
-    private static PackagedApp start(String name, String bootstrap) {
+    private static PackagedApp start(String name, String bootstrap) throws Exception {
         Map<String, String> env = new HashMap<>();
         env.put("LEDGER_API_KEYS", CLIENT + ":" + PackagedApp.sha256Hex(API_KEY));
         env.put("LEDGER_MESSAGING_KAFKA_ENABLED", "true");
@@ -102,11 +95,7 @@ class KafkaCommandsResilienceIT {
         // a small pool: the machine's PostgreSQL is shared (max_connections 100)
         env.put("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE", "5");
         env.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://127.0.0.1:" + postgres.port() + "/" + PackagedApp.DATABASE);
-        try {
-            return PackagedApp.start(env, "kafka-commands-resilience-it-" + name + ".log");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return PackagedApp.start(env, "kafka-commands-resilience-it-" + name + ".log");
     }
 
     @AfterAll

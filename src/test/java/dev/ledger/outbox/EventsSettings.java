@@ -1,20 +1,20 @@
 package dev.ledger.outbox;
 
 import dev.ledger.testing.OtlpReceiver;
-import io.quarkus.test.junit.QuarkusTestProfile;
 
 import java.util.Map;
 
 /**
- * Events switched on, published to the shared broker in the tests' virtual host. The relay polls only
- * once an hour: whatever the tests see published within seconds, the request path's wake-up published.
- * Traces on, exported to the tests' OTLP receiver ({@link OtlpReceiver}) at once. The settings the
- * profiles with events on build on ({@code DoorsProfile}, which the outbox and tracing tests use, and
- * {@code FailureLabProfile}); no test class starts an application of this profile alone.
+ * The settings the test profiles with events on build on ({@code DoorsProfile}, {@code FailureLabProfile}): events
+ * switched on, published to the shared broker in the tests' virtual host, the relay polling only once an hour
+ * (whatever the tests see published within seconds, the request path's wake-up published), and traces on,
+ * exported to the tests' OTLP receiver ({@link OtlpReceiver}) at once.
  */
-public class EventsProfile implements QuarkusTestProfile {
-    @Override
-    public Map<String, String> getConfigOverrides() {
+public final class EventsSettings {
+    private EventsSettings() {
+    }
+
+    public static Map<String, String> overrides() {
         return Map.of(
                 "ledger.events.rabbitmq.enabled", "true",
                 "rabbitmq-host", "127.0.0.1",
