@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The broker down for a minute under load (a RabbitMQ node of the test's own, stopped and started
- * again): the request path does not notice, events wait in PostgreSQL, and once the broker is back
+ * The broker down under load (a RabbitMQ node of the test's own, stopped and started again) for
+ * {@link #OUTAGE_SECONDS}: the request path does not notice, events wait in PostgreSQL, and once the broker is back
  * every one is published, none lost, each account's in order, and none twice but those the broker
  * took without confirming before it stopped (at most the batch in flight, with the same id and body).
  */
@@ -35,8 +35,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestProfile(BrokerOutageTest.OwnBroker.class)
 @EnabledIf(value = "dev.ledger.testing.RabbitMqNode#installed", disabledReason = "needs rabbitmq-server (bash .ci/services)")
 class BrokerOutageTest {
-    /** How long the broker stays down ({@code tests.broker-outage-seconds}). */
-    static final long OUTAGE_SECONDS = Long.getLong("tests.broker-outage-seconds", 20);
+    /**
+     * How long the broker stays down ({@code tests.broker-outage-seconds}): long enough for several of the
+     * relay's failed rounds, each a new connection tried, at its one-second back-off (a relay retrying in a
+     * tight loop would fail thousands of times in it), and for a backlog of over a thousand events.
+     */
+    static final long OUTAGE_SECONDS = Long.getLong("tests.broker-outage-seconds", 8);
 
     @TestHTTPResource("/")
     URL base;
