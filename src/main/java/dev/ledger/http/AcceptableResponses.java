@@ -1,14 +1,14 @@
 package dev.ledger.http;
 
 import dev.ledger.problem.ProblemMapper;
+import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.ext.web.Router;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
+import io.vertx.ext.web.RoutingContext;
 
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Refuses a request whose {@code Accept} does not admit {@code application/json}, the type of every
@@ -19,16 +19,23 @@ import java.util.Map;
  * for "acceptable". It runs after authentication (order -100, API.md: "decided before every other
  * check") and before anything looks at the body or the path: the 413, 405, 415 and 400 refusals.
  */
-@ApplicationScoped
-public class AcceptableResponses {
-    void register(@Observes Router router) {
-        router.route().order(RouteOrder.ACCEPTABLE).handler(context -> {
-            if (OperatingSurface.contains(context) || admitsJson(context.request().headers().getAll(HttpHeaders.ACCEPT))) {
-                context.next();
-            } else {
-                EarlyRefusal.send(context, ProblemMapper.notAcceptable(), Map.of());
-            }
-        });
+final class AcceptableResponses {
+    private static final Pattern WEIGHT = Pattern.compile("0(\\.[0-9]{0,3})?|1(\\.0{0,3})?");
+    private static final Pattern ZERO_WEIGHT = Pattern.compile("0(\\.0{0,3})?");
+
+    private AcceptableResponses() {
+    }
+
+    /** Whether the request's {@code Accept} admits no JSON, and it was answered so ({@link HttpChecks} runs this). */
+    static boolean refused(RoutingContext context) {
+        MultiMap headers = context.request().headers();
+        // no Accept admits anything: no list is made for it
+        if (!headers.contains(HttpHeaders.ACCEPT) || OperatingSurface.contains(context)
+                || admitsJson(headers.getAll(HttpHeaders.ACCEPT))) {
+            return false;
+        }
+        EarlyRefusal.send(context, ProblemMapper.notAcceptable(), Map.of());
+        return true;
     }
 
     /**
@@ -74,10 +81,10 @@ public class AcceptableResponses {
                 if (parameter.length() > 1 && (parameter.charAt(0) == 'q' || parameter.charAt(0) == 'Q')
                         && parameter.charAt(1) == '=') {
                     String weight = parameter.substring(2);
-                    if (!weight.matches("0(\\.[0-9]{0,3})?|1(\\.0{0,3})?")) {
+                    if (!WEIGHT.matcher(weight).matches()) {
                         return null;
                     }
-                    admits = !weight.matches("0(\\.0{0,3})?");
+                    admits = !ZERO_WEIGHT.matcher(weight).matches();
                     break; // what follows the weight are accept-ext parameters
                 }
             }

@@ -4,10 +4,8 @@ import dev.ledger.config.LedgerConfig;
 import dev.ledger.problem.Problem;
 import dev.ledger.problem.ProblemType;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 
 import java.util.Map;
 
@@ -28,18 +26,15 @@ public class DeclaredBodyLimit {
         this.maxBytes = config.request().maxBodyBytes();
     }
 
-    void register(@Observes Router router) {
-        router.route().order(RouteOrder.DECLARED_BODY).handler(this::check);
-    }
-
-    private void check(RoutingContext context) {
+    /** Whether the declared body is over the limit, and the request was answered so ({@link HttpChecks} runs this). */
+    boolean refused(RoutingContext context) {
         String header = context.request().getHeader(HttpHeaders.CONTENT_LENGTH);
         long declared = header == null ? -1 : EarlyRefusal.declaredLength(header);
         if (declared <= maxBytes) {
-            context.next();
-            return;
+            return false;
         }
         EarlyRefusal.send(context, new Problem(ProblemType.PAYLOAD_TOO_LARGE,
                 "The request body is " + header + " bytes; at most " + maxBytes + " are accepted"), Map.of());
+        return true;
     }
 }

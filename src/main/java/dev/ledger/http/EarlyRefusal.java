@@ -41,8 +41,14 @@ final class EarlyRefusal {
      * {@link Long#MAX_VALUE} for one past a long.
      */
     static long declaredLength(String header) {
-        if (header.isEmpty() || !header.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        if (header.isEmpty()) {
             return -1;
+        }
+        for (int i = 0; i < header.length(); i++) {
+            char c = header.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
         }
         try {
             return Long.parseLong(header);

@@ -10,10 +10,8 @@ import io.quarkus.security.UnauthorizedException;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
-import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
@@ -43,16 +41,13 @@ public class HttpLayerFailures {
         this.maxBodyBytes = config.request().maxBodyBytes();
     }
 
-    void register(@Observes Router router) {
-        router.route().order(RouteOrder.LAYER_FAILURES).handler(context -> {
-            HttpConnection connection = context.request().connection();
-            if (context.request().version() != HttpVersion.HTTP_2 && connection != null) {
-                HttpServerResponse response = context.response();
-                connection.exceptionHandler(failure -> unreadable(connection, response, failure));
-            }
-            context.next();
-        });
-        router.route().order(RouteOrder.FAILURES).failureHandler(this::failed);
+    /** Watches the request's connection for a body the HTTP codec cannot decode ({@link HttpChecks} runs this first). */
+    static void watch(RoutingContext context) {
+        HttpConnection connection = context.request().connection();
+        if (context.request().version() != HttpVersion.HTTP_2 && connection != null) {
+            HttpServerResponse response = context.response();
+            connection.exceptionHandler(failure -> unreadable(connection, response, failure));
+        }
     }
 
     /**
@@ -71,7 +66,8 @@ public class HttpLayerFailures {
         connection.close();
     }
 
-    private void failed(RoutingContext context) {
+    /** A failure no route answered ({@link HttpChecks} registers this just before Quarkus' own error handler). */
+    void failed(RoutingContext context) {
         Throwable failure = context.failure();
         if (OperatingSurface.contains(context) || failure instanceof AuthenticationException
                 || failure instanceof UnauthorizedException || failure instanceof ForbiddenException) {

@@ -4,10 +4,8 @@ import dev.ledger.config.LedgerConfig;
 import dev.ledger.problem.Problem;
 import dev.ledger.problem.ProblemType;
 import io.vertx.core.MultiMap;
-import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 
 import java.util.Map;
 
@@ -31,22 +29,21 @@ public class RequestLimits {
         this.maxHeaderBytes = config.request().maxHeaderBytes();
     }
 
-    void register(@Observes Router router) {
-        router.route().order(RouteOrder.REQUEST_LIMITS).handler(this::check);
-    }
-
-    private void check(RoutingContext context) {
+    /** Whether the request is past a limit, and was answered so ({@link HttpChecks} runs this). */
+    boolean refused(RoutingContext context) {
         int uriLength = context.request().uri().length();
         long headerBytes = headerBytes(context.request().headers());
         if (uriLength > maxUriLength) {
             EarlyRefusal.send(context, new Problem(ProblemType.URI_TOO_LONG, "The request target is " + uriLength
                     + " characters long; at most " + maxUriLength + " are accepted"), Map.of());
-        } else if (headerBytes > maxHeaderBytes) {
+            return true;
+        }
+        if (headerBytes > maxHeaderBytes) {
             EarlyRefusal.send(context, new Problem(ProblemType.HEADERS_TOO_LARGE, "The request headers take " + headerBytes
                     + " bytes; at most " + maxHeaderBytes + " are accepted"), Map.of());
-        } else {
-            context.next();
+            return true;
         }
+        return false;
     }
 
     /** The header section's size as sent: each field line {@code name: value} and its CRLF (Netty keeps them as ISO-8859-1). */
