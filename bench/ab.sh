@@ -27,12 +27,12 @@
 #
 # Settings: AB_ROUNDS (5), AB_DURATION (10s), AB_CONNS (64), AB_SCENARIOS ("replays reads new-payments"),
 # AB_JAVA_OPTS (none: the JVM's defaults, as a user running the jar gets; per side above). The load scripts are this
-# checkout's (they speak only the HTTP API). Results: target/ab/results.txt. Needs wrk (bench/run.sh
-# installs it).
+# checkout's (they speak only the HTTP API). Results: target/ab/results.txt. Installs wrk where it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -eq 2 ] || { echo "usage: bash bench/ab.sh REF_A REF_B" >&2; exit 2; }
 . bench/lib.sh
+install_missing wrk:wrk
 OUT=target/ab; mkdir -p "$OUT"
 ROUNDS=${AB_ROUNDS:-5}; DURATION=${AB_DURATION:-10s}; CONNS=${AB_CONNS:-64}; THREADS=2
 SCENARIOS=${AB_SCENARIOS:-replays reads new-payments}
