@@ -5,6 +5,7 @@ import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.redis.RedisIdempotencyStore;
 import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.Unauthorized;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
@@ -49,15 +50,7 @@ class AuthenticationTest {
 
     /** The whole 401 promise: status, challenge, problem body, no internals. */
     static void assertUnauthorized(Response response, String what) {
-        assertEquals(401, response.statusCode(), what + ": " + response.asString());
-        assertEquals("Bearer realm=\"ledger\"", response.header("WWW-Authenticate"), what);
-        assertTrue(response.contentType().startsWith("application/problem+json"), what + ": " + response.contentType());
-        assertEquals("/problems/unauthorized", response.path("type"), what);
-        assertEquals("Unauthorized", response.path("title"), what);
-        assertEquals(401, (int) response.path("status"), what);
-        assertFalse(response.<String>path("detail").isBlank(), what);
-        assertNull(response.header("Idempotent-Replayed"), what);
-        assertFalse(response.asString().matches("(?s).*(Exception|org\\.|io\\.|java\\.|dev\\.ledger).*"), what + ": " + response.asString());
+        Unauthorized.assertUnauthorized(response.statusCode(), response::header, response.asString(), what);
     }
 
     /** Authorization header values that are not a valid key (null: no header at all). */

@@ -94,11 +94,7 @@ public final class PackagedApp implements AutoCloseable {
     private static void trainArchive() throws Exception {
         Files.deleteIfExists(ARCHIVE);
         String database = DATABASE + "_cds";
-        try (Connection admin = DriverManager.getConnection("jdbc:postgresql://" + PG_HOST + "/postgres", PG_USER, "");
-             Statement sql = admin.createStatement()) {
-            sql.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
-            sql.execute("CREATE DATABASE " + database);
-        }
+        recreateDatabase(database);
         String apiKey = "class-data-archive-key-0123456789";
         Map<String, String> environment = new HashMap<>();
         environment.put("JAVA_TOOL_OPTIONS", C1_ALONE + " -XX:ArchiveClassesAtExit=" + ARCHIVE);
@@ -126,10 +122,14 @@ public final class PackagedApp implements AutoCloseable {
 
     /** Drops and creates the IT database, so that the application migrates an empty one. */
     public static void recreateDatabase() throws Exception {
+        recreateDatabase(DATABASE);
+    }
+
+    private static void recreateDatabase(String database) throws Exception {
         try (Connection admin = DriverManager.getConnection("jdbc:postgresql://" + PG_HOST + "/postgres", PG_USER, "");
              Statement sql = admin.createStatement()) {
-            sql.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
-            sql.execute("CREATE DATABASE " + DATABASE);
+            sql.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+            sql.execute("CREATE DATABASE " + database);
         }
     }
 
@@ -189,7 +189,8 @@ public final class PackagedApp implements AutoCloseable {
 
     /**
      * Runs the given starts at once and answers their applications in the same order: a start is mostly one core's
-     * work, and the machine has two. Fails with the first start's failure.
+     * work, and the machine has two. Fails with the first start's failure, once the applications that did start
+     * are stopped (none is left running for no test).
      */
     public static List<PackagedApp> startTogether(List<Callable<PackagedApp>> starts) throws Exception {
         List<CompletableFuture<PackagedApp>> started = starts.stream().map(start -> CompletableFuture.supplyAsync(() -> {
@@ -200,12 +201,19 @@ public final class PackagedApp implements AutoCloseable {
             }
         })).toList();
         List<PackagedApp> apps = new ArrayList<>();
+        Exception failure = null;
         for (CompletableFuture<PackagedApp> app : started) {
             try {
                 apps.add(app.join());
             } catch (CompletionException e) {
-                throw e.getCause() instanceof Exception cause ? cause : e;
+                failure = failure != null ? failure : e.getCause() instanceof Exception cause ? cause : e;
             }
+        }
+        if (failure != null) {
+            for (PackagedApp app : apps) {
+                app.close();
+            }
+            throw failure;
         }
         return apps;
     }
