@@ -64,9 +64,10 @@ record KafkaCommand(String client, String topicClient, IdempotencyKey key, Strin
         String keyText = null;
         String correlationId = null;
         try {
+            // the correlation first: a refusal for anything else wrong with the record still names it
+            correlationId = single(headers, CORRELATION);
             keyText = single(headers, KEY);
             IdempotencyKey key = IdempotencyKey.parseBare(keyText, KEY);
-            correlationId = single(headers, CORRELATION);
             if (correlationId == null) {
                 correlationId = key.value();
             }

@@ -164,18 +164,21 @@ class KafkaCommandsTest {
         String other = UUID.randomUUID().toString();
         String good1 = LedgerApi.newKey();
         String good2 = LedgerApi.newKey();
+        // every unreadable record names its own correlation-id: its refusal must carry it, whatever is wrong with it
+        String run = LedgerApi.newKey();
         Map<String, ProducerRecord<byte[], byte[]>> poison = new java.util.LinkedHashMap<>();
         poison.put("invalid-request", KafkaBroker.command("dev", account, "{\"accountId\":\"" + account + "\",\"type\":\"CREDIT\"}",
-                "idempotency-key", LedgerApi.newKey()));
-        poison.put("idempotency-key-missing", KafkaBroker.command("dev", account, command(account, "CREDIT", 1, 5)));
+                "idempotency-key", LedgerApi.newKey(), "correlation-id", run + "-body"));
+        poison.put("idempotency-key-missing", KafkaBroker.command("dev", account, command(account, "CREDIT", 1, 5),
+                "correlation-id", run + "-missing"));
         poison.put("idempotency-key-invalid", KafkaBroker.command("dev", account, command(account, "CREDIT", 1, 5),
-                "idempotency-key", "has space"));
+                "idempotency-key", "has space", "correlation-id", run + "-invalid"));
         String mismatch = LedgerApi.newKey();
         ProducerRecord<byte[], byte[]> keyMismatch = KafkaBroker.command("dev", other, command(account, "CREDIT", 1, 5),
-                "idempotency-key", mismatch);
+                "idempotency-key", mismatch, "correlation-id", run + "-mismatch");
         String notJson = LedgerApi.newKey();
         ProducerRecord<byte[], byte[]> textPlain = KafkaBroker.command("dev", account, command(account, "CREDIT", 1, 5),
-                "idempotency-key", notJson, "content-type", "text/plain");
+                "idempotency-key", notJson, "content-type", "text/plain", "correlation-id", run + "-text");
         try (KafkaBroker.Reader dead = KafkaBroker.reader("ledger.dead.commands");
              KafkaBroker.Reader outcomes = KafkaBroker.reader("ledger.outcomes.dev")) {
             send(account, good1, command(account, "CREDIT", 100, 1));
@@ -196,8 +199,11 @@ class KafkaCommandsTest {
             assertEquals(2, letters.stream().filter(letter -> "invalid-request".equals(letter.header("x-ledger-problem"))
                     && (mismatch.equals(letter.header("idempotency-key")) || notJson.equals(letter.header("idempotency-key")))
                     ).count(), "a record key that is not the accountId, and a content-type that is not JSON");
-            List<KafkaBroker.Received> refusals = outcomes.await(2, received -> mismatch.equals(received.header("idempotency-key"))
-                    || notJson.equals(received.header("idempotency-key")), BOUND);
+            List<KafkaBroker.Received> refusals = outcomes.await(poison.size() + 2, received -> received.header("correlation-id") != null
+                    && received.header("correlation-id").startsWith(run + "-"), BOUND);
+            assertEquals(Set.of(run + "-body", run + "-missing", run + "-invalid", run + "-mismatch", run + "-text"),
+                    refusals.stream().map(refusal -> refusal.header("correlation-id")).collect(java.util.stream.Collectors.toSet()),
+                    "every refusal carries its own record's correlation-id");
             assertTrue(refusals.stream().allMatch(refusal -> refusal.status() == 400
                     && "application/problem+json".equals(refusal.header("content-type"))));
             System.out.printf("[kafka-poison] %d good, %d unreadable: dead-lettered %d with their reasons %s, applied %d%n",
