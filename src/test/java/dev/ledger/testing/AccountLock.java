@@ -1,9 +1,6 @@
 package dev.ledger.testing;
 
-import org.eclipse.microprofile.config.ConfigProvider;
-
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -23,7 +20,7 @@ public final class AccountLock implements AutoCloseable {
     }
 
     public static AccountLock hold(String accountId) throws SQLException {
-        Connection connection = connect();
+        Connection connection = Sql.connect();
         connection.setAutoCommit(false);
         try (PreparedStatement lock = connection.prepareStatement("SELECT 1 FROM accounts WHERE id = ? FOR UPDATE")) {
             lock.setObject(1, UUID.fromString(accountId));
@@ -65,13 +62,6 @@ public final class AccountLock implements AutoCloseable {
     private static Statement freshActivity(Statement sql) throws SQLException {
         sql.execute("SELECT pg_stat_clear_snapshot()");
         return sql;
-    }
-
-    private static Connection connect() throws SQLException {
-        var config = ConfigProvider.getConfig();
-        return DriverManager.getConnection(config.getValue("quarkus.datasource.jdbc.url", String.class),
-                config.getOptionalValue("quarkus.datasource.username", String.class).orElse("postgres"),
-                config.getOptionalValue("quarkus.datasource.password", String.class).orElse(""));
     }
 
     @Override

@@ -5,12 +5,14 @@ import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.Broker;
 import dev.ledger.testing.BrokerUsers;
 import dev.ledger.testing.DoorsProfile;
+import dev.ledger.testing.KafkaBroker;
 import dev.ledger.testing.OtlpReceiver;
 import dev.ledger.testing.OtlpReceiver.ReceivedSpan;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import static dev.ledger.testing.LedgerApi.given;
@@ -33,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Traces, exported over OTLP to a real receiver ({@link OtlpReceiver}): the span tree of one POST, of
- * its replay and of one command, each continuing the trace its caller started (W3C {@code traceparent}),
+ * its replay and of one command over each broker, each continuing the trace its caller started (W3C {@code traceparent}),
  * with the engine's outcome on the request's span and the trace carried on into what the service
  * publishes (the command's outcome, the event the change produced).
  */
@@ -180,6 +183,15 @@ class TracingTest {
         Broker.Delivery outcome = dev.next(replies, BOUND);
         assertEquals(201, outcome.status(), outcome.body());
 
+        assertACommandsTrace(sender, "rabbitmq", outcome.header("traceparent"));
+    }
+
+    /**
+     * The trace of a command its sender started: the connector's receive span continues it, the command's
+     * {@code process} span (with the engine's outcome) under that, and the Redis script, the statement and the
+     * outcome's publish under the process span; the outcome carries the trace on ({@code traceparent}).
+     */
+    private static void assertACommandsTrace(CallerTrace sender, String system, Object outcomesTraceparent) {
         // the process span ends last, once the command is settled
         List<ReceivedSpan> trace = awaitTrace(sender.traceId(), span -> "process".equals(span.attribute("messaging.operation.type")));
         ReceivedSpan received = one(trace, kind(SpanKind.SPAN_KIND_CONSUMER).and(span -> !"process".equals(
@@ -188,15 +200,32 @@ class TracingTest {
         ReceivedSpan processed = one(trace, span -> "process".equals(span.attribute("messaging.operation.type")),
                 "the command's process span");
         assertEquals(received.spanId(), processed.parentSpanId(), describe(trace));
+        assertEquals(system, processed.attribute("messaging.system"), describe(trace));
         assertEquals("executed", processed.attribute("ledger.idempotency.outcome"), describe(trace));
         assertTrue(trace.stream().anyMatch(database("redis").and(childOf(processed))), "the Redis script in the command's trace: " + describe(trace));
         assertTrue(trace.stream().anyMatch(database("postgresql").and(childOf(processed))),
                 "the statement in the command's trace: " + describe(trace));
         assertTrue(trace.stream().anyMatch(kind(SpanKind.SPAN_KIND_PRODUCER).and(childOf(processed))),
                 "the outcome's publish in the command's trace: " + describe(trace));
-        Object traceparent = outcome.header("traceparent");
-        assertTrue(traceparent != null && traceparent.toString().startsWith("00-" + sender.traceId() + "-"),
-                "the outcome message carries the trace on: " + traceparent);
+        assertTrue(outcomesTraceparent != null && outcomesTraceparent.toString().startsWith("00-" + sender.traceId() + "-"),
+                "the outcome carries the trace on: " + outcomesTraceparent);
+    }
+
+    @Test
+    void aKafkaCommandContinuesItsProducersTraceThroughToItsOutcome() throws Exception {
+        String account = newAccount();
+        CallerTrace sender = CallerTrace.start();
+        String key = newKey();
+        KafkaBroker.Received outcome;
+        try (KafkaProducer<byte[], byte[]> producer = KafkaBroker.producer();
+             KafkaBroker.Reader outcomes = KafkaBroker.reader("ledger.outcomes.dev")) {
+            producer.send(KafkaBroker.command("dev", account, "{\"accountId\":\"" + account
+                    + "\",\"type\":\"CREDIT\",\"amount\":700,\"sequence\":1}", "idempotency-key", key,
+                    "traceparent", sender.traceparent())).get(20, TimeUnit.SECONDS);
+            outcome = outcomes.await(1, received -> key.equals(received.header("idempotency-key")), BOUND).get(0);
+        }
+        assertEquals(201, outcome.status(), outcome.value());
+        assertACommandsTrace(sender, "kafka", outcome.header("traceparent"));
     }
 
     @Test

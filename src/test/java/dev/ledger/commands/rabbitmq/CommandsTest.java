@@ -10,6 +10,7 @@ import dev.ledger.testing.DoorsProfile;
 import dev.ledger.testing.LedgerApi;
 import dev.ledger.testing.Metrics;
 import dev.ledger.testing.Outcomes;
+import dev.ledger.testing.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -23,9 +24,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -345,9 +343,7 @@ class CommandsTest {
         String key = LedgerApi.newKey();
         String poison = "{\"accountId\":\"" + account + "\",\"type\":\"CREDIT\",\"amount\":9,\"sequence\":1,\"reference\":\"poison\"}";
         // a fault that is no dependency's: the ledger refuses this one row (as a bad deployment could)
-        try (Connection db = database(); Statement sql = db.createStatement()) {
-            sql.execute("ALTER TABLE ledger_entries ADD CONSTRAINT tests_poison CHECK (reference IS DISTINCT FROM 'poison')");
-        }
+        Sql.execute("ALTER TABLE ledger_entries ADD CONSTRAINT tests_poison CHECK (reference IS DISTINCT FROM 'poison')");
         try {
             send(key, poison);
             Broker.Delivery dead = deadLetterOf(poison);
@@ -355,9 +351,7 @@ class CommandsTest {
             assertEquals(poison, dead.body());
             assertEquals(4L, ((Number) dead.header("x-delivery-count")).longValue(), "dead-lettered at its 5th delivery");
         } finally {
-            try (Connection db = database(); Statement sql = db.createStatement()) {
-                sql.execute("ALTER TABLE ledger_entries DROP CONSTRAINT tests_poison");
-            }
+            Sql.execute("ALTER TABLE ledger_entries DROP CONSTRAINT tests_poison");
         }
         assertTrue(dev.drain(replies).isEmpty(), "no outcome: nothing was recorded");
         assertEquals(0, LedgerApi.entryCount(account));
@@ -378,11 +372,6 @@ class CommandsTest {
             return found[0] != null;
         });
         return found[0];
-    }
-
-    private static Connection database() throws Exception {
-        var config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
-        return DriverManager.getConnection(config.getValue("quarkus.datasource.jdbc.url", String.class), "postgres", "");
     }
 
     private static double metric(String name) {
