@@ -1,6 +1,5 @@
 package dev.ledger.config;
 
-import dev.ledger.health.WarmUp;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
@@ -15,7 +14,7 @@ public interface LedgerConfig {
 
     Request request();
 
-    Redis redis();
+    FastPath fastPath();
 
     Database database();
 
@@ -23,7 +22,7 @@ public interface LedgerConfig {
 
     WarmUp warmUp();
 
-    /** What an instance does at start before it reports ready (dev.ledger.health.WarmUp). */
+    /** What an instance does at start before it reports ready (dev.ledger.warmup.WarmUp). */
     interface WarmUp {
         /**
          * How many times each read path runs at start, against ids that name nothing, after every
@@ -212,7 +211,7 @@ public interface LedgerConfig {
     interface Database {
         /**
          * Longest a Postgres call may take; past it the request answers 503 and the key is released.
-         * With the Redis timeouts (a reserve and a complete), it bounds how long a POST can take.
+         * With the store's timeouts (a reserve and a complete), it bounds how long a POST can take.
          */
         @WithDefault("1200ms")
         Duration timeout();
@@ -269,8 +268,8 @@ public interface LedgerConfig {
         /**
          * The fast path's store: {@code redis} (the {@code quarkus.redis.*} servers) or {@code dynamodb} (AWS
          * DynamoDB, {@code ledger.idempotency.dynamodb.*}); while it is {@code dynamodb}, nothing reads or
-         * writes Redis. Either way the store's timeout, breaker and {@code ledger.redis.fail-closed} decide what
-         * a request does when it cannot answer (docs/dynamodb.md).
+         * writes Redis. Either way {@code ledger.fast-path.*} decides what a request does when the store cannot
+         * answer (docs/dynamodb.md).
          */
         @WithDefault("redis")
         Store store();
@@ -299,14 +298,6 @@ public interface LedgerConfig {
              * environment; this wins over it): for an emulator, or a proxy in tests.
              */
             Optional<java.net.URI> endpoint();
-
-            /**
-             * Longest a DynamoDB call may take before it counts as failed (and the request goes on without it,
-             * or answers 503 failing closed); as {@code ledger.redis.timeout} for Redis. The breaker
-             * {@code dynamodb} follows the {@code ledger.redis.breaker.*} policy.
-             */
-            @WithDefault("500ms")
-            Duration timeout();
         }
     }
 
@@ -325,22 +316,34 @@ public interface LedgerConfig {
         int maxBatches();
     }
 
-    interface Redis {
+    /**
+     * The fast path's store, whichever {@code ledger.idempotency.store} chose (dev.ledger.fastpath): what a request
+     * does when it cannot answer, how long a call may take, and the breaker that stops calling it while it is
+     * away. Formerly {@code ledger.redis.*} (and {@code ledger.idempotency.dynamodb.timeout}), which are still read
+     * ({@link RenamedSettings}).
+     */
+    interface FastPath {
         /**
-         * What a POST does when Redis cannot answer (down, slow, breaker open): {@code false}
+         * What a POST does when the store cannot answer (down, slow, breaker open): {@code false}
          * (default) goes on through Postgres alone, which still applies every key at most once;
          * {@code true} answers 503 {@code service-unavailable} instead.
          */
         @WithDefault("false")
         boolean failClosed();
 
-        /** Longest a Redis call may take before it counts as failed (and the request goes on without it). */
-        @WithDefault("300ms")
-        Duration timeout();
+        /**
+         * Longest a call to the store may take before it counts as failed (and the request goes on without it,
+         * or answers 503 failing closed). Unset: the store's own default, 300 ms for Redis, 500 ms for DynamoDB
+         * (a call over HTTPS to another host).
+         */
+        Optional<Duration> timeout();
 
         Breaker breaker();
 
-        /** The circuit breaker {@code redis}: opens when calls fail, so an absent Redis costs nothing per request. */
+        /**
+         * The store's circuit breakers ({@code redis}, one per Redis node; {@code dynamodb}): open when calls
+         * fail, so an absent store costs nothing per request.
+         */
         interface Breaker {
             /** Calls in the rolling window that decides whether to open. */
             @WithDefault("10")

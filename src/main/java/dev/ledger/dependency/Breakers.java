@@ -1,5 +1,6 @@
 package dev.ledger.dependency;
 
+import dev.ledger.config.LedgerConfig;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -47,6 +48,11 @@ public class Breakers {
      */
     public record Policy(int window, int minimumCalls, double failureRatio, Duration delay, int trialCalls,
                          boolean halfOpensByItself) {
+        /** The fast path's store's breakers ({@code ledger.fast-path.breaker.*}): one trial call after the delay. */
+        public static Policy of(LedgerConfig.FastPath.Breaker settings) {
+            return new Policy(settings.requestVolumeThreshold(), settings.requestVolumeThreshold(), settings.failureRatio(),
+                    settings.delay(), 1, false);
+        }
     }
 
     /**

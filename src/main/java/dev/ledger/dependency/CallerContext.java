@@ -1,7 +1,11 @@
 package dev.ledger.dependency;
 
+import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Delivering a dependency's answer within the Vert.x context of the caller that asked for it. A client
@@ -11,6 +15,17 @@ import io.vertx.core.Vertx;
  */
 public final class CallerContext {
     private CallerContext() {
+    }
+
+    /**
+     * {@code answer}'s outcome (its item, or its failure unwrapped from a {@link CompletionException}), delivered
+     * within {@code caller} ({@link #deliver}).
+     */
+    public static <T> Uni<T> within(Context caller, CompletionStage<T> answer) {
+        return Uni.createFrom().emitter(emitter -> answer.whenComplete((item, failure) -> {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            deliver(caller, cause == null ? () -> emitter.complete(item) : () -> emitter.fail(cause));
+        }));
     }
 
     /**

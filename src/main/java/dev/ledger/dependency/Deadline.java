@@ -6,6 +6,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.impl.ContextInternal;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
@@ -33,10 +34,7 @@ public final class Deadline {
         // timeout (a Hibernate Reactive session closing, the request's own steps) needs the caller's, so the
         // failure is delivered within it. Only a timeout takes this turn; an answer passes as it came.
         return timeout.on(context.nettyEventLoop()).failWith(failure)
-                .onFailure(DependencyTimeoutException.class).recoverWithUni(timedOut -> onContext(context, timedOut));
-    }
-
-    private static <T> Uni<T> onContext(ContextInternal context, Throwable failure) {
-        return Uni.createFrom().emitter(emitter -> CallerContext.deliver(context, () -> emitter.fail(failure)));
+                .onFailure(DependencyTimeoutException.class)
+                .recoverWithUni(timedOut -> CallerContext.within(context, CompletableFuture.<T>failedFuture(timedOut)));
     }
 }

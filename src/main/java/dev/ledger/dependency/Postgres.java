@@ -1,7 +1,6 @@
 package dev.ledger.dependency;
 
 import dev.ledger.config.LedgerConfig;
-import dev.ledger.dependency.Deadline;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -30,7 +29,8 @@ public class Postgres {
         this(pool, config.database().timeout(), registry);
     }
 
-    public Postgres(Pool pool, Duration timeout, MeterRegistry registry) {
+    /** With a bound of its own: the tests' way in (PostgresTest). */
+    Postgres(Pool pool, Duration timeout, MeterRegistry registry) {
         this.pool = pool;
         this.timeout = timeout;
         this.statements = DependencyTimer.of(registry, "postgres", "statement");

@@ -3,15 +3,12 @@ package dev.ledger.dynamodb;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.dependency.CallerContext;
-import dev.ledger.dependency.Deadline;
-import dev.ledger.dependency.DependencyTimer;
-import dev.ledger.tracing.ClientSpans;
+import dev.ledger.dependency.GuardedCalls;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Tracer;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,20 +21,18 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClientBuilder;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
  * The one way the store reaches DynamoDB, as {@code RedisCalls} is for Redis: the AWS SDK's asynchronous
- * client on its own small Netty event loop group, each call bounded by
- * {@code ledger.idempotency.dynamodb.timeout} ({@link Deadline}) and counted by the breaker {@code dynamodb}
- * (policy {@code ledger.redis.breaker.*}); while it is open a call fails at once ({@link Breakers#refused})
- * and sends nothing, except a call that settles a key ({@link #settle}). The SDK completes its futures on
- * its own threads (its completion executor is set to run there, with no further pool); the result is
- * handed back to the caller's Vert.x context, where the rest of the request runs, as the Redis client's
- * replies are. Nothing blocks a Vert.x event loop.
+ * client on its own small Netty event loop group, each call through the breaker {@code dynamodb}, bounded by
+ * {@code ledger.fast-path.timeout} and timed and traced ({@link GuardedCalls}, as every store's calls are);
+ * while the breaker is open a call fails at once ({@link Breakers#refused}) and sends nothing, except a call
+ * that settles a key ({@link #settle}). The SDK completes its futures on its own threads (its completion
+ * executor is set to run there, with no further pool); the result is handed back to the caller's Vert.x
+ * context ({@link CallerContext}), where the rest of the request runs, as the Redis client's replies are.
+ * Nothing blocks a Vert.x event loop.
  *
  * <p>Region, credentials and endpoint are the SDK's standard settings ({@code AWS_REGION}, the default
  * credentials chain, {@code AWS_ENDPOINT_URL_DYNAMODB}); {@code ledger.idempotency.dynamodb.endpoint}
@@ -46,38 +41,32 @@ import java.util.function.Function;
  */
 @ApplicationScoped
 public class DynamoDbCalls {
-    /** The store's call a traced DynamoDB request made ({@link ClientSpans}): reserve, complete, release, state. */
+    /** A DynamoDB call's bound while {@code ledger.fast-path.timeout} is unset: a call over HTTPS to another host. */
+    static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(500);
+    /** The store's call a traced DynamoDB request made ({@link dev.ledger.tracing.ClientSpans}): reserve, complete, release, state. */
     private static final AttributeKey<String> CALL = AttributeKey.stringKey("ledger.store.call");
     private final DynamoDbAsyncClient client;
     private final CircuitBreaker breaker;
-    private final Duration timeout;
-    private final MeterRegistry registry;
-    private final Tracer tracer;
-    /** By call: a handful, made at each call's first use. */
-    private final Map<String, DependencyTimer> timers = new ConcurrentHashMap<>();
+    private final GuardedCalls calls;
 
     public DynamoDbCalls(LedgerConfig config, Breakers breakers, MeterRegistry registry, Tracer tracer) {
-        this.registry = registry;
-        this.tracer = tracer;
-        LedgerConfig.Idempotency.Dynamodb settings = config.idempotency().dynamodb();
-        LedgerConfig.Redis.Breaker policy = config.redis().breaker();
-        this.timeout = settings.timeout();
-        this.breaker = breakers.create("dynamodb", new Breakers.Policy(policy.requestVolumeThreshold(),
-                        policy.requestVolumeThreshold(), policy.failureRatio(), policy.delay(), 1, false),
+        Duration timeout = config.fastPath().timeout().orElse(DEFAULT_TIMEOUT);
+        this.calls = new GuardedCalls("dynamodb", "DynamoDB", timeout, CALL, registry, tracer);
+        this.breaker = breakers.create("dynamodb", Breakers.Policy.of(config.fastPath().breaker()),
                 "idempotency keys go to Postgres directly (or 503 failing closed)", state -> {
                 });
         DynamoDbAsyncClientBuilder builder = DynamoDbAsyncClient.builder()
                 .httpClientBuilder(NettyNioAsyncHttpClient.builder()
                         .eventLoopGroup(SdkEventLoopGroup.builder().numberOfThreads(2).build())
                         .maxConcurrency(256)
-                        .connectionTimeout(settings.timeout()))
+                        .connectionTimeout(timeout))
                 .asyncConfiguration(ClientAsyncConfiguration.builder()
                         // complete on the SDK's I/O thread, then hop once to the caller's context (below)
                         .advancedOption(SdkAdvancedAsyncClientOption.FUTURE_COMPLETION_EXECUTOR, Runnable::run)
                         .build())
                 // the breaker and the engine decide; an SDK retry would outlive the deadline anyway
                 .overrideConfiguration(override -> override.retryStrategy(AwsRetryStrategy.doNotRetry()));
-        settings.endpoint().ifPresent(builder::endpointOverride);
+        config.idempotency().dynamodb().endpoint().ifPresent(builder::endpointOverride);
         this.client = builder.build();
     }
 
@@ -101,26 +90,8 @@ public class DynamoDbCalls {
     }
 
     private <T> Uni<T> call(boolean evenIfOpen, String name, String operation, Function<DynamoDbAsyncClient, CompletableFuture<T>> call) {
-        // permission is asked when the call is subscribed, so an unsubscribed call holds none
-        return Uni.createFrom().deferred(() -> {
-            DependencyTimer timer = timers.computeIfAbsent(name, ignored -> DependencyTimer.of(registry, "dynamodb", name));
-            return Breakers.guarded(breaker, evenIfOpen,
-                    () -> ClientSpans.around(tracer, "dynamodb", operation, "dynamodb", CALL, name,
-                            timer.time(() -> Deadline.within(timeout, "DynamoDB", () -> onCallersContext(call)))));
-        });
-    }
-
-    /** The SDK's future, completed on the Vert.x context that made the call (when there is one). */
-    private <T> Uni<T> onCallersContext(Function<DynamoDbAsyncClient, CompletableFuture<T>> call) {
-        return Uni.createFrom().emitter(emitter -> {
-            Context caller = Vertx.currentContext();
-            CompletableFuture<T> future = call.apply(client);
-            future.whenComplete((item, failure) -> {
-                Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
-                        ? failure.getCause() : failure;
-                CallerContext.deliver(caller, cause == null ? () -> emitter.complete(item) : () -> emitter.fail(cause));
-            });
-        });
+        return calls.call(breaker, evenIfOpen, name, operation, name, "dynamodb",
+                () -> CallerContext.within(Vertx.currentContext(), call.apply(client)));
     }
 
     @PreDestroy

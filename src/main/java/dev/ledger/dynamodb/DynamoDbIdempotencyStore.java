@@ -69,6 +69,11 @@ public class DynamoDbIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
+    public String name() {
+        return "DynamoDB";
+    }
+
+    @Override
     public Uni<Reservation> reserve(IdempotentRequest request, String owner) {
         // an item that refused the put and was gone when read: the key is free now, so try once more
         return put(request, owner).chain(found -> found != null ? Uni.createFrom().item(found)

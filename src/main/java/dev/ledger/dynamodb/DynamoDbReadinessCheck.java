@@ -28,7 +28,7 @@ public class DynamoDbReadinessCheck implements AsyncHealthCheck {
 
     @Override
     public Uni<HealthCheckResponse> call() {
-        boolean failClosed = config.redis().failClosed();
+        boolean failClosed = config.fastPath().failClosed();
         String table = config.idempotency().dynamodb().table();
         return Uni.createFrom().completionStage(() -> calls.client().getItem(get -> get.tableName(table)
                         .key(Map.of(DynamoDbIdempotencyStore.ID, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("readiness")))))

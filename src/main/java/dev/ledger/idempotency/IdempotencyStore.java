@@ -14,6 +14,9 @@ import io.smallrye.mutiny.Uni;
  */
 public interface IdempotencyStore {
 
+    /** The store as logs name it: {@code Redis}, {@code DynamoDB}. */
+    String name();
+
     /** Reserves the request's key for {@code owner}, or says what the key holds. */
     Uni<Reservation> reserve(IdempotentRequest request, String owner);
 

@@ -17,14 +17,15 @@ import java.time.ZoneOffset;
  * The idempotency state machine, in one place, for every door (HTTP POSTs, broker commands): it
  * never asks where a request came from, and answers an {@link Outcome} each door translates.
  * <ol>
- *   <li><b>reserve</b> the key in Redis: a completed key replays; one used for another request is
+ *   <li><b>reserve</b> the key in the fast path's store ({@link IdempotencyStore}: Redis or DynamoDB): a
+ *       completed key replays; one used for another request is
  *       {@code idempotency-key-reused}; an in-flight one is {@code request-in-progress}, or, when
  *       the request may <b>wait</b>, a wait for the original to settle ({@link KeyWaiters}) and a
- *       fresh reservation; when Redis cannot answer, go on without it (Postgres still decides), or
- *       answer unavailable when {@code ledger.redis.fail-closed} is set;</li>
+ *       fresh reservation; when the store cannot answer, go on without it (Postgres still decides), or
+ *       answer unavailable when {@code ledger.fast-path.fail-closed} is set;</li>
  *   <li><b>execute</b> the business step in one Postgres transaction that inserts the durable record
- *       first, so a duplicate Redis forgot gets the recorded answer instead of a second effect;</li>
- *   <li><b>complete</b> the key in Redis with the answer (owner-checked), or on failure before the
+ *       first, so a duplicate the store forgot gets the recorded answer instead of a second effect;</li>
+ *   <li><b>complete</b> the key in the store with the answer (owner-checked), or on failure before the
  *       answer is known <b>release</b> it (owner-checked) and answer unavailable, so a retry
  *       executes afresh.</li>
  * </ol>
@@ -49,11 +50,6 @@ public class IdempotentExecutor {
         this.config = config;
     }
 
-    /** Runs the request without waiting for an in-flight original. */
-    public Uni<Outcome> execute(IdempotentRequest request, DurableOperation operation) {
-        return execute(request, operation, Duration.ZERO);
-    }
-
     /**
      * Runs the request; if its key is in flight, waits up to {@code wait} (capped by
      * {@code ledger.idempotency.max-wait}) for the original's recorded answer.
@@ -65,7 +61,7 @@ public class IdempotentExecutor {
         Duration bounded = wait.compareTo(config.idempotency().maxWait()) > 0 ? config.idempotency().maxWait() : wait;
         long deadline = bounded.isZero() || bounded.isNegative() ? 0 : System.nanoTime() + bounded.toNanos();
         return attempt(request, owner, operation, deadline, bounded, false)
-                .onFailure(FailedClosed.class).recoverWithItem(failure -> redisFailedClosed())
+                .onFailure(FailedClosed.class).recoverWithItem(failure -> storeFailedClosed())
                 .invoke(OutcomeTrail::record);
     }
 
@@ -74,7 +70,7 @@ public class IdempotentExecutor {
                                  Duration wait, boolean waited) {
         Duration waitedFor = waited ? wait : null;
         return store.reserve(request, owner)
-                .onFailure().recoverWithUni(failure -> redisUnavailable(request, owner, failure))
+                .onFailure().recoverWithUni(failure -> storeUnavailable(request, owner, failure))
                 .chain(reservation -> {
                     if (reservation instanceof Reservation.Acquired acquired) {
                         return executeDurably(request, acquired, operation, waitedFor);
@@ -102,21 +98,20 @@ public class IdempotentExecutor {
      * was sent may still land after its failure, so the request keeps its owner token and fences
      * it later, with a complete or release sent even through an open breaker
      * ({@link IdempotencyStore#complete}); one the open breaker refused was never sent, so the
-     * request holds nothing in Redis and makes no further Redis call (the breaker logs the outage
+     * request holds nothing in the store and makes no further call to it (the breaker logs the outage
      * once, {@link Breakers}).
      */
-    private Uni<Reservation> redisUnavailable(IdempotentRequest request, String owner, Throwable failure) {
+    private Uni<Reservation> storeUnavailable(IdempotentRequest request, String owner, Throwable failure) {
         boolean sent = !Breakers.refused(failure);
         String fenced = sent ? owner : null;
+        String then = config.fastPath().failClosed() ? "a 503 (fail-closed)" : "Postgres directly";
         if (sent) {
-            LOG.warnf("Redis unavailable at reserve (%s); key %s goes to %s",
-                    failure.getClass().getSimpleName(), request.logLabel(),
-                    config.redis().failClosed() ? "a 503 (fail-closed)" : "Postgres directly");
+            LOG.warnf("The idempotency store (%s) did not answer a reserve (%s); key %s goes to %s", store.name(),
+                    failure.getClass().getSimpleName(), request.logLabel(), then);
         } else {
-            LOG.debugf("Redis breaker open; key %s goes to %s", request.logLabel(),
-                    config.redis().failClosed() ? "a 503 (fail-closed)" : "Postgres directly");
+            LOG.debugf("The idempotency store's (%s) breaker is open; key %s goes to %s", store.name(), request.logLabel(), then);
         }
-        if (config.redis().failClosed()) {
+        if (config.fastPath().failClosed()) {
             return release(request, fenced).replaceWith(Uni.createFrom().failure(new FailedClosed()));
         }
         return Uni.createFrom().item(new Reservation.Acquired(fenced, true));
@@ -133,7 +128,7 @@ public class IdempotentExecutor {
                 // (If the commit did land, the retry finds the durable record and replays it.)
                 .onFailure().call(failure -> release(request, owner))
                 .<Outcome>chain(outcome -> switch (outcome.kind()) {
-                    // Redis had forgotten a key that Postgres holds for another request.
+                    // The store had forgotten a key that Postgres holds for another request.
                     case OTHER_REQUEST -> release(request, owner).replaceWith(keyReused());
                     case EXECUTED, REPLAYED -> {
                         Outcome recorded = new Outcome.Recorded(outcome.response(), outcome.kind() == DurableOutcome.Kind.REPLAYED
@@ -155,7 +150,8 @@ public class IdempotentExecutor {
         return store.complete(request, owner, answer)
                 .onFailure().recoverWithItem(failure -> {
                     // The answer is committed in Postgres; a retry replays it from there.
-                    LOG.warnf("Could not record key %s in Redis (%s)", request.logLabel(), failure.getClass().getSimpleName());
+                    LOG.warnf("Could not record key %s in the idempotency store (%s: %s)", request.logLabel(), store.name(),
+                            failure.getClass().getSimpleName());
                     return false;
                 })
                 .replaceWithVoid();
@@ -168,7 +164,8 @@ public class IdempotentExecutor {
         return store.release(request, owner)
                 .onFailure().recoverWithItem(failure -> {
                     // The lease expires by itself; until then a retry gets request-in-progress.
-                    LOG.warnf("Could not release key %s in Redis (%s)", request.logLabel(), failure.getClass().getSimpleName());
+                    LOG.warnf("Could not release key %s in the idempotency store (%s: %s)", request.logLabel(), store.name(),
+                            failure.getClass().getSimpleName());
                     return false;
                 })
                 .replaceWithVoid();
@@ -185,7 +182,7 @@ public class IdempotentExecutor {
                 "This Idempotency-Key was already used for a different request (method, path or body)")));
     }
 
-    private Outcome redisFailedClosed() {
+    private Outcome storeFailedClosed() {
         return new Outcome.Unavailable(recorder.problem(new Problem(ProblemType.SERVICE_UNAVAILABLE,
                 "The idempotency store is unavailable; nothing was applied. Retry with the same Idempotency-Key")), 1, false);
     }
@@ -198,10 +195,10 @@ public class IdempotentExecutor {
                         + "its outcome")), 1, true);
     }
 
-    /** Redis could not answer and the service fails closed: nothing was sent to Postgres. */
+    /** The store could not answer and the service fails closed: nothing was sent to Postgres. */
     private static final class FailedClosed extends RuntimeException {
         FailedClosed() {
-            super("Redis unavailable, failing closed", null, false, false);
+            super("Idempotency store unavailable, failing closed", null, false, false);
         }
     }
 }

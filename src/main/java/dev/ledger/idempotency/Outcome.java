@@ -29,7 +29,7 @@ public sealed interface Outcome {
     enum Source {
         /** This request ran the business step. */
         EXECUTED,
-        /** The store (Redis) held the completed key. */
+        /** The fast path's store (Redis or DynamoDB) held the completed key. */
         STORE,
         /** The store did not know the key, and Postgres' durable record answered (the backstop). */
         POSTGRES
@@ -44,10 +44,10 @@ public sealed interface Outcome {
     }
 
     /**
-     * Redis (failing closed) or Postgres could not answer. The key was given back; whether a
+     * The store (failing closed) or Postgres could not answer. The key was given back; whether a
      * statement that timed out committed is unknown, and a retry finds out (it applies at most once).
      * {@code released}: the business step was tried and failed (Postgres), rather than refused before
-     * it ran (Redis failing closed).
+     * it ran (the store failing closed).
      */
     record Unavailable(RecordedResponse response, long retryAfterSeconds, boolean released) implements Outcome {
     }

@@ -2,9 +2,7 @@ package dev.ledger.redis;
 
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
-import dev.ledger.dependency.Deadline;
-import dev.ledger.dependency.DependencyTimer;
-import dev.ledger.tracing.ClientSpans;
+import dev.ledger.dependency.GuardedCalls;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Tracer;
@@ -13,36 +11,31 @@ import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The one way a script reaches Redis: to the node that serves its key ({@link RedisNodes}), with the
- * commands of the same event-loop turn ({@link RedisPipeline}), bounded by {@code ledger.redis.timeout}
- * ({@link Deadline}, timed on the caller's event loop) and counted by that node's circuit breaker, so
- * that a slow or absent Redis fails fast and requests go on through Postgres. While a breaker is open,
- * a call to its node fails at once ({@link Breakers#refused}) and sends nothing, except a call that
- * settles a key a request holds ({@link #settle}). Redis error replies become exceptions: they are
- * Throwables but not Exceptions, which a caller's failure handling would not see.
+ * commands of the same event-loop turn ({@link RedisPipeline}), through that node's circuit breaker, bounded
+ * by {@code ledger.fast-path.timeout} and timed and traced ({@link GuardedCalls}, as every store's calls are),
+ * so that a slow or absent Redis fails fast and requests go on through Postgres. While a breaker is open, a
+ * call to its node fails at once ({@link Breakers#refused}) and sends nothing, except a call that settles a
+ * key a request holds ({@link #settle}). Redis error replies become exceptions: they are Throwables but not
+ * Exceptions, which a caller's failure handling would not see.
  */
 @ApplicationScoped
 public class RedisCalls {
-    /** The script a traced call ran ({@link ClientSpans}): reserve, complete, release. */
+    /** A Redis call's bound while {@code ledger.fast-path.timeout} is unset. */
+    static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(300);
+    /** The script a traced call ran ({@link dev.ledger.tracing.ClientSpans}): reserve, complete, release. */
     private static final AttributeKey<String> SCRIPT = AttributeKey.stringKey("ledger.redis.script");
     private final RedisPipeline pipeline;
     private final RedisNodes nodes;
-    private final Duration timeout;
-    private final MeterRegistry registry;
-    /** By script name: a handful, made at each script's first call. */
-    private final Map<String, DependencyTimer> timers = new ConcurrentHashMap<>();
-    private final Tracer tracer;
+    private final GuardedCalls calls;
 
     public RedisCalls(RedisPipeline pipeline, RedisNodes nodes, LedgerConfig config, MeterRegistry registry, Tracer tracer) {
-        this.tracer = tracer;
         this.pipeline = pipeline;
         this.nodes = nodes;
-        this.timeout = config.redis().timeout();
-        this.registry = registry;
+        this.calls = new GuardedCalls("redis", "Redis", config.fastPath().timeout().orElse(DEFAULT_TIMEOUT), SCRIPT,
+                registry, tracer);
     }
 
     /** Runs {@code script} on {@code key}, unless the key's node breaker is open. */
@@ -63,17 +56,10 @@ public class RedisCalls {
     }
 
     private Uni<Response> call(boolean evenIfOpen, LuaScript script, String key, String... args) {
-        // permission is asked when the call is subscribed, so an unsubscribed call holds none
-        return Uni.createFrom().deferred(() -> {
-            RedisNode node = nodes.nodeFor(key);
-            DependencyTimer timer = timers.computeIfAbsent(script.name(),
-                    name -> DependencyTimer.of(registry, "redis", name.replace(".lua", "")));
-            return Breakers.guarded(node.breaker(), evenIfOpen,
-                    () -> ClientSpans.around(tracer, "redis", "EVALSHA", node.address(), SCRIPT, script.name(),
-                            timer.time(() -> Deadline.within(timeout, "Redis", () -> send(node, script, key, args)))));
-        });
+        RedisNode node = nodes.nodeFor(key);
+        return calls.call(node.breaker(), evenIfOpen, script.name().replace(".lua", ""), "EVALSHA", script.name(),
+                node.address(), () -> send(node, script, key, args));
     }
-
     /** By SHA-1; the whole script after NOSCRIPT, which is that node's own answer, so the EVAL goes there too. */
     private Uni<Response> send(RedisNode node, LuaScript script, String key, String[] args) {
         return pipeline.send(node, key, script.bySha(key, args))

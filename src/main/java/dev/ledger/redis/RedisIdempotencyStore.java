@@ -56,6 +56,11 @@ public class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
+    public String name() {
+        return "Redis";
+    }
+
+    @Override
     public Uni<Reservation> reserve(IdempotentRequest request, String owner) {
         return redis.run(reserve, key(request), request.fingerprint().hex(), owner, Long.toString(leaseMillis))
                 .map(reply -> decode(strings(reply), owner));

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * known from {@code CLUSTER SLOTS} asked of the known nodes ({@code quarkus.redis.hosts} are the first
  * ones). Each primary has a connection pool (sized by Quarkus' own {@code quarkus.redis.max-pool-size}
  * and {@code max-pool-waiting}) and a circuit breaker of its own ({@link Breakers}, policy
- * {@code ledger.redis.breaker.*}), so one shard's outage sends only its keys to Postgres, and one
+ * {@code ledger.fast-path.breaker.*}), so one shard's outage sends only its keys to Postgres, and one
  * turn's commands leave as one batch per primary ({@link RedisPipeline}).
  *
  * <p>Not Quarkus' cluster client: it takes a connection to every node of the cluster, replicas
@@ -95,9 +95,7 @@ public class RedisNodes {
         this.userInfo = seed.getRawUserInfo() == null ? "" : seed.getRawUserInfo() + "@";
         this.poolSize = poolSize;
         this.poolWaiting = Math.max(poolWaiting, poolSize);
-        LedgerConfig.Redis.Breaker settings = config.redis().breaker();
-        this.policy = new Breakers.Policy(settings.requestVolumeThreshold(), settings.requestVolumeThreshold(),
-                settings.failureRatio(), settings.delay(), 1, false);
+        this.policy = Breakers.Policy.of(config.fastPath().breaker());
         if (cluster) {
             this.first = node(seed.getHost() + ":" + (seed.getPort() < 0 ? 6379 : seed.getPort()));
         } else {

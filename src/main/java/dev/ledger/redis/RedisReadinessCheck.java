@@ -32,11 +32,11 @@ public class RedisReadinessCheck implements AsyncHealthCheck {
 
     @Override
     public Uni<HealthCheckResponse> call() {
-        String mode = config.redis().failClosed() ? "fail-closed" : "degrade-to-postgres";
+        String mode = config.fastPath().failClosed() ? "fail-closed" : "degrade-to-postgres";
         return redis.ping(Duration.ofMillis(500)).map(nodes -> {
             boolean up = !nodes.containsValue(false);
             // failing closed, an instance still serves the keys of the primaries that answer
-            boolean serves = !config.redis().failClosed() || nodes.containsValue(true);
+            boolean serves = !config.fastPath().failClosed() || nodes.containsValue(true);
             HealthCheckResponseBuilder check = HealthCheckResponse.named("Redis (idempotency fast path)")
                     .status(serves)
                     .withData("redis", up ? "UP" : "DOWN").withData("mode", mode);

@@ -123,7 +123,7 @@ public class ApiKeys {
 
     /**
      * A fresh random key that authenticates as {@link #WARM_UP_CLIENT} until {@link #revokeWarmUpKey}:
-     * the instance sends its own warm-up requests with it at start (dev.ledger.health.WarmUp). It
+     * the instance sends its own warm-up requests with it at start (dev.ledger.warmup.WarmUp). It
      * exists only in this process's memory, is never logged, and its client owns nothing.
      */
     public String grantWarmUpKey() {

@@ -1,4 +1,4 @@
-package dev.ledger.health;
+package dev.ledger.warmup;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;

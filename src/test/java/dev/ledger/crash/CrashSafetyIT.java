@@ -336,9 +336,9 @@ class CrashSafetyIT {
         dynamo.put("LEDGER_IDEMPOTENCY_DYNAMODB_ENDPOINT", "http://127.0.0.1:" + dynamodb.port());
         dynamo.put("LEDGER_IDEMPOTENCY_DYNAMODB_TABLE", "crash-safety-" + UUID.randomUUID());
         // as the tests' DynamoDbProfile: dynalite is one Node.js thread on a busy machine
-        dynamo.put("LEDGER_IDEMPOTENCY_DYNAMODB_TIMEOUT", "2s");
-        dynamo.put("LEDGER_REDIS_FAIL_CLOSED", "true");
-        dynamo.put("LEDGER_REDIS_BREAKER_DELAY", "500ms");
+        dynamo.put("LEDGER_FAST_PATH_TIMEOUT", "2s");
+        dynamo.put("LEDGER_FAST_PATH_FAIL_CLOSED", "true");
+        dynamo.put("LEDGER_FAST_PATH_BREAKER_DELAY", "500ms");
         // dynalite takes any credentials
         dynamo.put("AWS_REGION", "us-east-1");
         dynamo.put("AWS_ACCESS_KEY_ID", "local");

@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-/** ledger.redis.fail-closed=true: without Redis, POSTs are refused with 503 and readiness is DOWN. */
+/** ledger.fast-path.fail-closed=true: without Redis, POSTs are refused with 503 and readiness is DOWN. */
 @QuarkusTest
 @EnabledIfEnvironmentVariable(named = "QUARKUS_DATASOURCE_REACTIVE_URL", matches = ".+",
         disabledReason = "the failure lab proxies local servers (pom profile local-services); Dev Services run here")

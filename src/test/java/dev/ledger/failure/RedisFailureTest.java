@@ -75,7 +75,7 @@ class RedisFailureTest {
         return FailureLab.redisProxy();
     }
 
-    /** The store's call timeout in the test profile ({@code ledger.redis.timeout}). */
+    /** The store's call timeout in the test profile ({@code ledger.fast-path.timeout}). */
     long storeTimeoutMillis() {
         return 300;
     }

@@ -220,7 +220,8 @@ class ApiKeysIT {
         redisDown.put("QUARKUS_OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf");
         redisDown.put("QUARKUS_OTEL_BSP_SCHEDULE_DELAY", "100ms");
         // The breaker stays closed, so that each POST meets the refused port and logs (the warm-up's
-        // failed calls at start would otherwise open it, and a POST through an open breaker logs nothing)
+        // failed calls at start would otherwise open it, and a POST through an open breaker logs nothing).
+        // Set under its old name on purpose: a renamed setting is still read, and said once at start.
         redisDown.put("LEDGER_REDIS_BREAKER_REQUEST_VOLUME_THRESHOLD", "1000");
         try (PackagedApp app = PackagedApp.start(redisDown, "api-keys-it-traffic-redis-down.log", "/q/health/live")) {
             redisDownKeys = traffic(app, reference);
@@ -231,10 +232,16 @@ class ApiKeysIT {
         String label = IdempotentRequest.of("acme", new IdempotencyKey(redisDownKeys.get(0)), "POST", "/accounts",
                 JsonNodeFactory.instance.objectNode()).logLabel();
         JsonNode reserveLine = jsonLines(redisDownLog).stream()
-                .filter(line -> line.path("message").asText().contains("Redis unavailable at reserve")
+                .filter(line -> line.path("message").asText().contains("The idempotency store (Redis) did not answer a reserve")
                         && line.path("message").asText().contains(label))
                 .findFirst().orElseThrow(() -> new AssertionError(
                         "the request path logged nothing about its keys; the scan would prove nothing:\n" + redisDownLog));
+        List<JsonNode> renamed = jsonLines(redisDownLog).stream()
+                .filter(line -> line.path("message").asText().startsWith("Renamed settings still in use")).toList();
+        assertEquals(1, renamed.size(), "one warning at start for the renamed settings in use:\n" + redisDownLog);
+        assertTrue(renamed.get(0).path("message").asText()
+                        .contains("ledger.redis.breaker.request-volume-threshold (now ledger.fast-path.breaker.request-volume-threshold)"),
+                renamed.get(0).toString());
         String traceId = reserveLine.path("mdc").path("traceId").asText();
         assertTrue(traceId.matches("[0-9a-f]{32}"), "a request's line carries its trace id: " + reserveLine);
         await().atMost(Duration.ofSeconds(20)).until(() -> !OtlpReceiver.trace(traceId).isEmpty());

@@ -5,11 +5,10 @@ import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import dev.ledger.config.LedgerConfig;
+import dev.ledger.testing.LedgerSettings;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.lang.reflect.Method;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,27 +56,9 @@ class DeploymentFilesIT {
 
     private static final YAMLMapper YAML = new YAMLMapper();
 
-    /** LEDGER_* of every setting in {@link LedgerConfig}, as SmallRye Config maps environment variables. */
+    /** LEDGER_* of every setting in LedgerConfig, as SmallRye Config maps environment variables. */
     static Set<String> ledgerSettings() {
-        Set<String> names = new TreeSet<>();
-        collect("ledger", LedgerConfig.class, names);
-        return names;
-    }
-
-    private static void collect(String prefix, Class<?> type, Set<String> names) {
-        for (Method method : type.getDeclaredMethods()) {
-            if (method.isSynthetic() || method.isDefault() || method.getParameterCount() > 0) {
-                continue;
-            }
-            String name = prefix + "." + method.getName().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase();
-            // a group of settings: an interface nested (at any depth) in LedgerConfig
-            if (method.getReturnType().isInterface()
-                    && method.getReturnType().getName().startsWith(LedgerConfig.class.getName() + "$")) {
-                collect(name, method.getReturnType(), names);
-            } else {
-                names.add(name.toUpperCase().replace('.', '_').replace('-', '_'));
-            }
-        }
+        return LedgerSettings.environmentVariables();
     }
 
     static Set<String> applicationSettings() {
@@ -96,7 +77,7 @@ class DeploymentFilesIT {
         }
         // nested groups and optional values were walked
         assertTrue(ledgerSettings().containsAll(List.of("LEDGER_API_KEYS", "LEDGER_AUTH_ENABLED",
-                "LEDGER_IDEMPOTENCY_PURGE_BATCH_SIZE", "LEDGER_REQUEST_MAX_BODY_BYTES", "LEDGER_REDIS_BREAKER_DELAY")),
+                "LEDGER_IDEMPOTENCY_PURGE_BATCH_SIZE", "LEDGER_REQUEST_MAX_BODY_BYTES", "LEDGER_FAST_PATH_BREAKER_DELAY")),
                 ledgerSettings().toString());
         assertEquals(applicationSettings(), documented);
     }

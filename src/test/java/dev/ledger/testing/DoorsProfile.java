@@ -22,7 +22,7 @@ public class DoorsProfile implements QuarkusTestProfile {
         overrides.putAll(Map.of("ledger.messaging.kafka.enabled", "true",
                 "kafka.bootstrap.servers", KafkaBroker.bootstrap(),
                 "ledger.database.timeout", "20s",
-                "ledger.redis.timeout", "3s",
+                "ledger.fast-path.timeout", "3s",
                 "ledger.idempotency.max-wait", "8s",
                 "ledger.messaging.retry-delay", "200ms"));
         return overrides;

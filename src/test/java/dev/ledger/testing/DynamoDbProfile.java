@@ -26,7 +26,7 @@ public class DynamoDbProfile implements QuarkusTestProfile {
         // as DoorsProfile's Redis timeout: a burst of 50 first calls (connections opened through the proxy, the
         // SDK's code run cold, dynalite one Node.js thread) took over 500 ms on a busy machine, and went to
         // PostgreSQL instead of waiting; the failure tests' bounds follow it (DynamoDbFailureTest)
-        overrides.put("ledger.idempotency.dynamodb.timeout", "2s");
+        overrides.put("ledger.fast-path.timeout", "2s");
         return overrides;
     }
 }

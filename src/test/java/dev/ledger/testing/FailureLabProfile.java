@@ -22,7 +22,7 @@ public class FailureLabProfile implements QuarkusTestProfile {
     public Map<String, String> getConfigOverrides() {
         Map<String, String> overrides = new HashMap<>(EventsSettings.overrides());
         overrides.remove("ledger.events.relay.poll-interval");
-        overrides.putAll(Map.of("ledger.redis.breaker.delay", "200ms",
+        overrides.putAll(Map.of("ledger.fast-path.breaker.delay", "200ms",
                 // a pool that notices a dead server quickly
                 "quarkus.datasource.reactive.idle-timeout", "PT5S"));
         return overrides;
@@ -33,7 +33,7 @@ public class FailureLabProfile implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
             Map<String, String> overrides = new HashMap<>(super.getConfigOverrides());
-            overrides.put("ledger.redis.fail-closed", "true");
+            overrides.put("ledger.fast-path.fail-closed", "true");
             return overrides;
         }
     }

@@ -14,7 +14,7 @@ public class RedisClusterProfile implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        return Map.of("ledger.redis.breaker.delay", "500ms",
+        return Map.of("ledger.fast-path.breaker.delay", "500ms",
                 // a key whose request died with its Redis node is free again soon
                 "ledger.idempotency.lease", "3s");
     }

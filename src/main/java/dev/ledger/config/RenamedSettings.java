@@ -1,0 +1,77 @@
+package dev.ledger.config;
+
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.config.ConfigSourceInterceptor;
+import io.smallrye.config.ConfigSourceInterceptorContext;
+import io.smallrye.config.ConfigValue;
+import io.smallrye.config.Priorities;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.eclipse.microprofile.config.Config;
+import org.jboss.logging.Logger;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Settings that were renamed, still read under their old names: a new name the operator did not set takes
+ * the old one's value. The fast path's settings were {@code ledger.redis.*} before DynamoDB could be the
+ * store; they are {@code ledger.fast-path.*} now, and the old DynamoDB timeout is the same setting as the
+ * old Redis timeout, each read while its store is the one chosen. An old name in use is logged once at start,
+ * with its new name.
+ *
+ * <p>Registered through {@code META-INF/services}, as SmallRye Config finds interceptors.
+ */
+@Priority(Priorities.APPLICATION)
+public class RenamedSettings implements ConfigSourceInterceptor {
+    private static final Logger LOG = Logger.getLogger(RenamedSettings.class);
+    private static final String STORE = "ledger.idempotency.store";
+    private static final String TIMEOUT = "ledger.fast-path.timeout";
+    private static final String DYNAMODB_TIMEOUT = "ledger.idempotency.dynamodb.timeout";
+
+    /** New name to old name. */
+    static final Map<String, String> OLD_NAMES = Map.of(
+            "ledger.fast-path.fail-closed", "ledger.redis.fail-closed",
+            TIMEOUT, "ledger.redis.timeout",
+            "ledger.fast-path.breaker.request-volume-threshold", "ledger.redis.breaker.request-volume-threshold",
+            "ledger.fast-path.breaker.failure-ratio", "ledger.redis.breaker.failure-ratio",
+            "ledger.fast-path.breaker.delay", "ledger.redis.breaker.delay");
+
+    @Override
+    public ConfigValue getValue(ConfigSourceInterceptorContext context, String name) {
+        ConfigValue value = context.proceed(name);
+        String old = value == null ? oldName(context, name) : null;
+        if (old == null) {
+            return value;
+        }
+        ConfigValue former = context.proceed(old);
+        return former == null ? null : former.withName(name);
+    }
+
+    /** The old name a new one is read from while it is not set, or null. */
+    private static String oldName(ConfigSourceInterceptorContext context, String name) {
+        if (TIMEOUT.equals(name)) {
+            ConfigValue store = context.proceed(STORE);
+            return store != null && "dynamodb".equalsIgnoreCase(store.getValue()) ? DYNAMODB_TIMEOUT : OLD_NAMES.get(name);
+        }
+        return OLD_NAMES.get(name);
+    }
+
+    /** Logs, once at start, the old names the configuration still uses. */
+    @ApplicationScoped
+    static class Warning {
+        void atStart(@Observes StartupEvent start, Config config) {
+            List<String> used = new ArrayList<>();
+            OLD_NAMES.forEach((now, old) -> config.getOptionalValue(old, String.class)
+                    .ifPresent(ignored -> used.add(old + " (now " + now + ")")));
+            config.getOptionalValue(DYNAMODB_TIMEOUT, String.class).ifPresent(ignored -> used.add(DYNAMODB_TIMEOUT + " (now " + TIMEOUT + ")"));
+            if (!used.isEmpty()) {
+                used.sort(null);
+                LOG.warnf("Renamed settings still in use, read under their new names: %s. Set the new names instead "
+                        + "(docs/configuration.md, \"Renamed settings\")", String.join(", ", used));
+            }
+        }
+    }
+}

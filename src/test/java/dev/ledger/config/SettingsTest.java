@@ -1,0 +1,84 @@
+package dev.ledger.config;
+
+import dev.ledger.testing.LedgerSettings;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Each default of the service's own settings is written once, and renamed settings are still read. */
+class SettingsTest {
+    private static final Pattern UNPROFILED_LEDGER_SETTING = Pattern.compile("^(ledger\\.[a-z0-9.-]+)\\s*=");
+    /** An expression's fallback, {@code ${ledger.x:fallback}}: a default written again. */
+    private static final Pattern EXPRESSION_FALLBACK = Pattern.compile("\\$\\{(ledger\\.[a-z0-9.-]+):");
+
+    @Test
+    void eachDefaultIsWrittenOnceInLedgerConfigNotAgainInApplicationProperties() throws IOException {
+        Map<String, Optional<String>> typed = LedgerSettings.defaults();
+        assertTrue(typed.get("ledger.fast-path.breaker.delay").isPresent(), "read LedgerConfig's defaults: " + typed);
+        List<String> again = new ArrayList<>();
+        int read = 0;
+        for (String line : Files.readAllLines(Path.of("src/main/resources/application.properties"))) {
+            Matcher fallback = EXPRESSION_FALLBACK.matcher(line);
+            while (fallback.find()) {
+                if (typed.getOrDefault(fallback.group(1), Optional.empty()).isPresent()) {
+                    again.add(line);
+                }
+            }
+            Matcher setting = UNPROFILED_LEDGER_SETTING.matcher(line);
+            if (setting.find()) {
+                read++;
+                assertTrue(typed.containsKey(setting.group(1)), "application.properties sets what LedgerConfig does not read: " + line);
+                if (typed.get(setting.group(1)).isPresent()) {
+                    again.add(line);
+                }
+            }
+        }
+        assertTrue(read > 0, "read application.properties' ledger.* lines");
+        assertEquals(List.of(), again, "defaults written both in LedgerConfig (@WithDefault) and in application.properties");
+    }
+
+    @Test
+    void aRenamedSettingIsStillReadUnderItsOldNameWhileTheNewOneIsUnset() {
+        SmallRyeConfig old = config(Map.of("ledger.redis.fail-closed", "true", "ledger.redis.breaker.delay", "7s"));
+        assertEquals("true", old.getRawValue("ledger.fast-path.fail-closed"));
+        assertEquals("7s", old.getRawValue("ledger.fast-path.breaker.delay"));
+
+        SmallRyeConfig both = config(Map.of("ledger.redis.fail-closed", "true", "ledger.fast-path.fail-closed", "false"));
+        assertEquals("false", both.getRawValue("ledger.fast-path.fail-closed"), "the new name wins");
+
+        SmallRyeConfig none = config(Map.of());
+        assertEquals(null, none.getRawValue("ledger.fast-path.timeout"));
+        assertFalse(none.getOptionalValue("ledger.fast-path.fail-closed", String.class).isPresent());
+    }
+
+    @Test
+    void theOldTimeoutIsTheChosenStoresOwn() {
+        Map<String, String> both = Map.of("ledger.redis.timeout", "111ms", "ledger.idempotency.dynamodb.timeout", "222ms");
+        assertEquals("111ms", config(both).getRawValue("ledger.fast-path.timeout"));
+        Map<String, String> dynamodb = new java.util.HashMap<>(both);
+        dynamodb.put("ledger.idempotency.store", "dynamodb");
+        assertEquals("222ms", config(dynamodb).getRawValue("ledger.fast-path.timeout"));
+        dynamodb.put("ledger.fast-path.timeout", "333ms");
+        assertEquals("333ms", config(dynamodb).getRawValue("ledger.fast-path.timeout"));
+    }
+
+    private static SmallRyeConfig config(Map<String, String> properties) {
+        return new SmallRyeConfigBuilder().withInterceptors(new RenamedSettings())
+                .withSources(new PropertiesConfigSource(properties, "test", 100)).build();
+    }
+}
