@@ -36,7 +36,7 @@ public interface LedgerConfig {
         Duration timeout();
     }
 
-    /** Payment commands over a message broker (dev.ledger.messaging; docs/api.md "Payment commands over RabbitMQ"). */
+    /** Commands over the message brokers (dev.ledger.commands; docs/api.md "Payment commands over RabbitMQ", "... over Kafka"). */
     interface Messaging {
         Rabbitmq rabbitmq();
 
@@ -54,37 +54,9 @@ public interface LedgerConfig {
         @WithDefault("64")
         int prefetch();
 
-        Breaker breaker();
-
-        /**
-         * The circuit breaker {@code commands}, which pauses consumption ({@code ledger.messaging.pause}
-         * is its delay): over the last {@code window} commands, once {@code minimum-calls} were handled,
-         * a share of {@code failure-ratio} that met an unavailable dependency opens it.
-         */
-        interface Breaker {
-            /** Commands in the rolling window that decides whether to pause. */
-            @WithDefault("10")
-            int window();
-
-            /** Commands handled before the window decides anything. */
-            @WithDefault("5")
-            int minimumCalls();
-
-            /** Share of those commands that met an unavailable dependency which pauses consumption. */
-            @WithDefault("0.5")
-            double failureRatio();
-        }
-
         /** The back-off before a command that met an unavailable dependency is given back to the broker. */
         @WithDefault("1s")
         Duration retryDelay();
-
-        /**
-         * How long consumption pauses once most recent commands met an unavailable dependency (the
-         * breaker {@code commands} open); then one command tries again.
-         */
-        @WithDefault("5s")
-        Duration pause();
 
         /**
          * Longest the broker may take to confirm a command's outcome message or dead letter; past it
@@ -101,6 +73,34 @@ public interface LedgerConfig {
             /** Consume payment commands from RabbitMQ and publish their outcomes; readiness then includes the broker. */
             @WithDefault("false")
             boolean enabled();
+
+            /**
+             * How long consumption pauses once most recent commands met an unavailable dependency (the
+             * breaker {@code commands} open); then one command tries again. Formerly {@code ledger.messaging.pause}.
+             */
+            @WithDefault("5s")
+            Duration pause();
+
+            Breaker breaker();
+
+            /**
+             * The circuit breaker {@code commands}, which pauses RabbitMQ's consumption ({@code pause} is its delay):
+             * over the last {@code window} commands, once {@code minimum-calls} were handled, a share of
+             * {@code failure-ratio} that met an unavailable dependency opens it. Formerly {@code ledger.messaging.breaker.*}.
+             */
+            interface Breaker {
+                /** Commands in the rolling window that decides whether to pause. */
+                @WithDefault("10")
+                int window();
+
+                /** Commands handled before the window decides anything. */
+                @WithDefault("5")
+                int minimumCalls();
+
+                /** Share of those commands that met an unavailable dependency which pauses consumption. */
+                @WithDefault("0.5")
+                double failureRatio();
+            }
         }
 
         Kafka kafka();

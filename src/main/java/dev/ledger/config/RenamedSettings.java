@@ -19,8 +19,9 @@ import java.util.Map;
  * Settings that were renamed, still read under their old names: a new name the operator did not set takes
  * the old one's value. The fast path's settings were {@code ledger.redis.*} before DynamoDB could be the
  * store; they are {@code ledger.fast-path.*} now, and the old DynamoDB timeout is the same setting as the
- * old Redis timeout, each read while its store is the one chosen. An old name in use is logged once at start,
- * with its new name.
+ * old Redis timeout, each read while its store is the one chosen. The pause of RabbitMQ's consumption was
+ * {@code ledger.messaging.pause} and {@code .breaker.*}, named as if every broker had one; it is
+ * {@code ledger.messaging.rabbitmq.*}. An old name in use is logged once at start, with its new name.
  *
  * <p>Registered through {@code META-INF/services}, as SmallRye Config finds interceptors.
  */
@@ -37,7 +38,11 @@ public class RenamedSettings implements ConfigSourceInterceptor {
             TIMEOUT, "ledger.redis.timeout",
             "ledger.fast-path.breaker.request-volume-threshold", "ledger.redis.breaker.request-volume-threshold",
             "ledger.fast-path.breaker.failure-ratio", "ledger.redis.breaker.failure-ratio",
-            "ledger.fast-path.breaker.delay", "ledger.redis.breaker.delay");
+            "ledger.fast-path.breaker.delay", "ledger.redis.breaker.delay",
+            "ledger.messaging.rabbitmq.pause", "ledger.messaging.pause",
+            "ledger.messaging.rabbitmq.breaker.window", "ledger.messaging.breaker.window",
+            "ledger.messaging.rabbitmq.breaker.minimum-calls", "ledger.messaging.breaker.minimum-calls",
+            "ledger.messaging.rabbitmq.breaker.failure-ratio", "ledger.messaging.breaker.failure-ratio");
 
     @Override
     public ConfigValue getValue(ConfigSourceInterceptorContext context, String name) {

@@ -34,7 +34,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>The exchange, and the durable queue {@code ledger.events.rabbitmq.queue} bound to it with
  * {@code #}, are declared at start (tried again until the broker takes them; readiness waits for it,
- * {@link EventsReadinessCheck}) and again on every new connection. A consumer can then bind as soon
+ * {@link RabbitMqEventsReadinessCheck}) and again on every new connection. A consumer can then bind as soon
  * as the service is ready, and events published before any consumer bound wait in that queue instead
  * of being dropped by an exchange with no binding. A queue of that name that exists already (an
  * operator's own, quorum say) is bound as it is, not declared again.

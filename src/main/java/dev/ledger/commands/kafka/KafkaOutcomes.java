@@ -1,7 +1,6 @@
 package dev.ledger.commands.kafka;
 
 import dev.ledger.commands.CommandHeaders;
-import dev.ledger.idempotency.Outcome;
 import dev.ledger.idempotency.RecordedResponse;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.MutinyEmitter;
@@ -38,19 +37,11 @@ public class KafkaOutcomes {
         this.outcomes = outcomes;
     }
 
-    /** The outcome as a record: exactly the body the HTTP API answers, with what kind of answer it is in headers. */
-    Uni<Void> publish(KafkaCommand command, Outcome outcome) {
-        boolean replayed = outcome instanceof Outcome.Recorded recorded && recorded.replayed();
-        return send(command.topicClient(), utf8(command.payment().accountId().toString()), command.key().value(),
-                command.correlationId(), outcome.response(), replayed);
-    }
-
-    /** The 400 of a record that could not be read, to its client's outcome topic, keyed as the record was. */
-    Uni<Void> refusal(String client, byte[] recordKey, String key, String correlationId, RecordedResponse refusal) {
-        return send(client, recordKey, key, correlationId, refusal, false);
-    }
-
-    private Uni<Void> send(String client, byte[] recordKey, String key, String correlationId, RecordedResponse response,
+    /**
+     * An answer as a record to {@code client}'s outcome topic, keyed as the command's record was: exactly the body the
+     * HTTP API answers, with what kind of answer it is in headers ({@code idempotent-replayed} when {@code replayed}).
+     */
+    Uni<Void> send(String client, byte[] recordKey, String key, String correlationId, RecordedResponse response,
                            boolean replayed) {
         Headers headers = new RecordHeaders();
         headers.add(STATUS, utf8(Integer.toString(response.status())));
@@ -59,7 +50,7 @@ public class KafkaOutcomes {
             headers.add(CommandHeaders.KEY, utf8(key));
         }
         if (correlationId != null) {
-            headers.add(KafkaCommand.CORRELATION, utf8(correlationId));
+            headers.add(KafkaCommands.CORRELATION, utf8(correlationId));
         }
         if (replayed) {
             headers.add(REPLAYED, utf8("true"));

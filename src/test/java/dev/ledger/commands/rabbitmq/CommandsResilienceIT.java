@@ -62,7 +62,7 @@ class CommandsResilienceIT {
         env.put("LEDGER_API_KEYS", CLIENT + ":" + PackagedApp.sha256Hex(API_KEY));
         env.put("LEDGER_MESSAGING_RABBITMQ_ENABLED", "true");
         env.put("LEDGER_MESSAGING_RETRY_DELAY", "300ms");
-        env.put("LEDGER_MESSAGING_PAUSE", "2s");
+        env.put("LEDGER_MESSAGING_RABBITMQ_PAUSE", "2s");
         env.put("LEDGER_MESSAGING_CONFIRM_TIMEOUT", "5s");
         env.put("RABBITMQ_HOST", "127.0.0.1");
         env.put("RABBITMQ_PORT", Integer.toString(node.port()));

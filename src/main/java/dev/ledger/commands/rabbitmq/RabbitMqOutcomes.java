@@ -21,12 +21,12 @@ import static dev.ledger.commands.CommandHeaders.REPLAYED;
 import static dev.ledger.commands.CommandHeaders.STATUS;
 
 /**
- * Everything the command door sends to the broker, each publish confirmed by the broker before
+ * Everything the RabbitMQ door sends to the broker, each publish confirmed by the broker before
  * the returned {@code Uni} completes (publisher confirms on every channel): outcome messages to
  * {@code ledger.outcomes} and the command's {@code reply_to}, and dead-lettered commands.
  */
 @ApplicationScoped
-public class OutcomePublisher {
+public class RabbitMqOutcomes {
     /** The dead-lettered copy cannot carry user_id: the broker checks it against this service's user. */
     static final String SENDER = "x-ledger-user-id";
 
@@ -34,7 +34,7 @@ public class OutcomePublisher {
     private final MutinyEmitter<byte[]> replies;
     private final MutinyEmitter<byte[]> deadLetters;
 
-    public OutcomePublisher(@Channel("outcomes") MutinyEmitter<byte[]> outcomes,
+    public RabbitMqOutcomes(@Channel("outcomes") MutinyEmitter<byte[]> outcomes,
                             @Channel("replies") MutinyEmitter<byte[]> replies,
                             @Channel("dead-letters") MutinyEmitter<byte[]> deadLetters) {
         this.outcomes = outcomes;
@@ -44,21 +44,22 @@ public class OutcomePublisher {
 
     /**
      * The outcome as a message: exactly the body the HTTP API answers, with the command's
-     * {@code correlation_id}; to {@code ledger.outcomes} as {@code transactions.<status>}, and to
-     * {@code reply_to} when the command named a queue.
+     * {@code correlation_id}; to {@code ledger.outcomes} as {@code <resource>.<status>} ({@code transactions.201}:
+     * {@code resource} is the first part of the command's kind), and to {@code reply_to} when the command named a queue.
      */
-    Uni<Void> publish(String key, String correlationId, Optional<String> replyTo, Outcome outcome) {
+    Uni<Void> publish(String key, String correlationId, Optional<String> replyTo, String resource, Outcome outcome) {
         boolean replayed = outcome instanceof Outcome.Recorded recorded && recorded.replayed();
-        return send(key, correlationId, replyTo, outcome.response(), replayed, true);
+        return send(key, correlationId, replyTo, outcome.response(), replayed, resource);
     }
 
     /** A refusal of a command that could not be read, to its {@code reply_to} only. */
     Uni<Void> reply(String key, String correlationId, Optional<String> replyTo, RecordedResponse refusal) {
-        return send(key, correlationId, replyTo, refusal, false, false);
+        return send(key, correlationId, replyTo, refusal, false, null);
     }
 
+    /** To {@code ledger.outcomes} when {@code resource} is given, and to {@code reply_to} when there is one. */
     private Uni<Void> send(String key, String correlationId, Optional<String> replyTo, RecordedResponse response,
-                           boolean replayed, boolean toOutcomes) {
+                           boolean replayed, String resource) {
         Map<String, Object> headers = new HashMap<>();
         headers.put(STATUS, response.status());
         if (key != null) {
@@ -67,8 +68,8 @@ public class OutcomePublisher {
         if (replayed) {
             headers.put(REPLAYED, true);
         }
-        Uni<Void> toExchange = toOutcomes
-                ? outcomes.sendMessage(message(response, correlationId, headers, "transactions." + response.status()))
+        Uni<Void> toExchange = resource != null
+                ? outcomes.sendMessage(message(response, correlationId, headers, resource + "." + response.status()))
                 : Uni.createFrom().voidItem();
         Uni<Void> toReplyQueue = replyTo
                 .map(queue -> replies.sendMessage(message(response, correlationId, headers, queue)))

@@ -1,4 +1,4 @@
-package dev.ledger.commands;
+package dev.ledger.commands.rabbitmq;
 
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
@@ -12,28 +12,30 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Pauses the consumption of commands while their dependencies are away: the circuit breaker
- * {@code commands} ({@code ledger.messaging.breaker.*}) counts the commands that met an unavailable
- * Redis or Postgres; when it opens, the channel is paused (the prefetched commands are requeued after
- * their back-off, nothing new arrives), and after {@code ledger.messaging.pause} it is resumed for a
- * trial. {@code ledger_commands_pauses_total} counts the pauses.
+ * Pauses the consumption of RabbitMQ's commands while their dependencies are away: the circuit breaker
+ * {@code commands} ({@code ledger.messaging.rabbitmq.breaker.*}) counts the commands that met an unavailable
+ * store or Postgres; when it opens, the channel is paused (the prefetched commands are requeued after
+ * their back-off, nothing new arrives), and after {@code ledger.messaging.rabbitmq.pause} it is resumed for a
+ * trial. {@code ledger_commands_pauses_total} counts the pauses. (Kafka's door needs none: a command retried
+ * in place holds its lane, and the lanes full stop the fetching.)
  */
 @ApplicationScoped
-public class CommandFlow {
+public class RabbitMqPause {
     static final String CHANNEL = "commands";
 
     private final CircuitBreaker breaker;
     private final ChannelRegistry channels;
 
-    public CommandFlow(ChannelRegistry channels, Breakers breakers, LedgerConfig config, MeterRegistry metrics) {
+    public RabbitMqPause(ChannelRegistry channels, Breakers breakers, LedgerConfig config, MeterRegistry metrics) {
         this.channels = channels;
         Counter pauses = Counter.builder("ledger.commands.pauses")
                 .description("Times the consumption of commands paused for unavailable dependencies").register(metrics);
-        LedgerConfig.Messaging.Breaker settings = config.messaging().breaker();
+        LedgerConfig.Messaging.Rabbitmq rabbitmq = config.messaging().rabbitmq();
+        LedgerConfig.Messaging.Rabbitmq.Breaker settings = rabbitmq.breaker();
         Breakers.Policy policy = new Breakers.Policy(settings.window(), settings.minimumCalls(), settings.failureRatio(),
-                config.messaging().pause(), 1, true);
+                rabbitmq.pause(), 1, true);
         this.breaker = breakers.create("commands", policy,
-                "commands meet unavailable dependencies; consumption paused for " + config.messaging().pause().toMillis() + " ms",
+                "commands meet unavailable dependencies; consumption paused for " + rabbitmq.pause().toMillis() + " ms",
                 state -> {
                     PausableChannel channel = channels.getPausable(CHANNEL);
                     if (channel == null) {

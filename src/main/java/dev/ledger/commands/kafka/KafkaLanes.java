@@ -34,8 +34,8 @@ import java.util.function.Function;
  * new owner's copy then waits for it, or replays it.
  */
 @ApplicationScoped
-@Identifier(CommandLanes.NAME)
-public class CommandLanes implements KafkaConsumerRebalanceListener {
+@Identifier(KafkaLanes.NAME)
+public class KafkaLanes implements KafkaConsumerRebalanceListener {
     static final String NAME = "ledger-commands-lanes";
 
     private final int capacity;
@@ -43,7 +43,7 @@ public class CommandLanes implements KafkaConsumerRebalanceListener {
     private int admitted;
     private CompletableFuture<Void> room;
 
-    public CommandLanes(LedgerConfig config) {
+    public KafkaLanes(LedgerConfig config) {
         this.capacity = config.messaging().prefetch();
     }
 

@@ -15,12 +15,12 @@ import org.eclipse.microprofile.health.Readiness;
  */
 @Readiness
 @ApplicationScoped
-public class EventsReadinessCheck implements HealthCheck {
+public class RabbitMqEventsReadinessCheck implements HealthCheck {
     private final RabbitMqEventPublisher publisher;
     private final boolean enabled;
     private final String exchange;
 
-    public EventsReadinessCheck(RabbitMqEventPublisher publisher, LedgerConfig config) {
+    public RabbitMqEventsReadinessCheck(RabbitMqEventPublisher publisher, LedgerConfig config) {
         this.publisher = publisher;
         this.enabled = config.events().rabbitmq().enabled();
         this.exchange = config.events().rabbitmq().exchange();
