@@ -7,24 +7,28 @@
 #   vertx    the framework floor: a Quarkus application of the benchmark's own (bench/floor) answering the
 #            same bytes from a plain Vert.x route, on the service's HTTP settings and JVM options
 #   rest     the same application answering from a Quarkus REST endpoint (floor.door=rest)
+#   redis    the Redis floor: the same application's Vert.x route sending each replay's EVALSHA of the service's
+#            reserve script through the Vert.x Redis client and answering the bytes it returns (floor.door=redis,
+#            its own Redis database); a read it answers as the Vert.x floor does
 #   service  the packaged service, seeded with accounts and completed keys as bench/run.sh seeds them
 # It prints each run's rate, p99 and CPU per request of the server's processes (from /proc: nginx's master
 # and workers, or the JVM), then a table of the medians, with each server's ratio to the nginx floor and
 # to the framework floor of the service's door for that scenario (replays: the Vert.x route, as the
-# service's POSTs are; reads: the REST endpoint, as GET /accounts/{id} is). The servers take turns in
-# every round, each round starting one further along, so that none always follows another.
+# service's POSTs are; reads: the REST endpoint, as GET /accounts/{id} is), and for replays to the Redis floor,
+# the least work a replay needs on this machine. The servers take turns in every round, each round starting
+# one further along, so that none always follows another.
 #
 #   bash bench/floor.sh                                  e.g. FLOOR_ROUNDS=2 FLOOR_DURATION=8s bash bench/floor.sh
 #
 # Settings (environment): FLOOR_ROUNDS (3), FLOOR_DURATION (10s), FLOOR_WARMUP (6s: two such runs of
 # each server and scenario before the rounds), FLOOR_CONNS (64; wrk runs 2 threads), FLOOR_SCENARIOS
-# ("replays reads"), FLOOR_SERVERS ("nginx vertx rest service"), FLOOR_ACCOUNTS (1000),
+# ("replays reads"), FLOOR_SERVERS ("nginx vertx redis rest service"), FLOOR_ACCOUNTS (1000),
 # FLOOR_REPLAY_KEYS (2000), FLOOR_JAVA_OPTS (the JVM options of the service and the Quarkus floor alike;
 # default bench/run.sh's: none, the JVM's defaults, as docs/operations.md starts the service),
 # FLOOR_JAVA_OPTS_SERVICE and FLOOR_JAVA_OPTS_QUARKUS (one side's options; unset, FLOOR_JAVA_OPTS),
 # ports FLOOR_PORT (8199, the service), FLOOR_NGINX_PORT (18080), FLOOR_QUARKUS_PORT (18081, the Vert.x
-# floor; the REST floor on the next), stores BENCH_DB (ledger_bench_floor, dropped and created) and
-# BENCH_REDIS_DB (6, flushed). Results: target/floor/results.txt (every run) and results.md (the table).
+# floor; the REST floor on the next, the Redis floor on the one after), stores BENCH_DB (ledger_bench_floor,
+# dropped and created), BENCH_REDIS_DB (6, flushed) and FLOOR_REDIS_DB (7, the Redis floor's, flushed). Results: target/floor/results.txt (every run) and results.md (the table).
 # Installs wrk and nginx from Debian if missing; builds the service (when target/quarkus-app is missing)
 # and the floor (when its sources are newer than its jar). Every process it starts is stopped at the end.
 set -euo pipefail
@@ -36,7 +40,7 @@ DURATION=${FLOOR_DURATION:-10s}
 WARMUP=${FLOOR_WARMUP:-6s}
 CONNS=${FLOOR_CONNS:-64}
 SCENARIOS=${FLOOR_SCENARIOS:-replays reads}
-read -r -a SERVERS <<< "${FLOOR_SERVERS:-nginx vertx rest service}"
+read -r -a SERVERS <<< "${FLOOR_SERVERS:-nginx vertx redis rest service}"
 ACCOUNTS=${FLOOR_ACCOUNTS:-1000}
 REPLAY_KEYS=${FLOOR_REPLAY_KEYS:-2000}
 JAVA_OPTS=${FLOOR_JAVA_OPTS-""}
@@ -44,8 +48,10 @@ SERVICE_OPTS=${FLOOR_JAVA_OPTS_SERVICE-$JAVA_OPTS}
 QUARKUS_OPTS=${FLOOR_JAVA_OPTS_QUARKUS-$JAVA_OPTS}
 DB=${BENCH_DB:-ledger_bench_floor}
 REDIS_DB=${BENCH_REDIS_DB:-6}
+FLOOR_REDIS_DB=${FLOOR_REDIS_DB:-7}
 declare -A PORT=([service]=${FLOOR_PORT:-8199} [nginx]=${FLOOR_NGINX_PORT:-18080}
-  [vertx]=${FLOOR_QUARKUS_PORT:-18081} [rest]=$(( ${FLOOR_QUARKUS_PORT:-18081} + 1 )))
+  [vertx]=${FLOOR_QUARKUS_PORT:-18081} [rest]=$(( ${FLOOR_QUARKUS_PORT:-18081} + 1 ))
+  [redis]=$(( ${FLOOR_QUARKUS_PORT:-18081} + 2 )))
 # the framework floor of each scenario: the door the service answers it through
 declare -A FRAMEWORK=([replays]=vertx [reads]=rest [new-payments]=vertx [inflight]=vertx)
 OUT=target/floor
@@ -115,10 +121,12 @@ if measured nginx; then
   /usr/sbin/nginx -p "$NGINX_DIR" -c "$NGINX_DIR/nginx.conf" -e "$NGINX_DIR/error.log" -g 'daemon off;' &
   PID[nginx]=$!
 fi
-for door in vertx rest; do
+redis-cli -n "$FLOOR_REDIS_DB" FLUSHDB >/dev/null
+for door in vertx rest redis; do
   measured $door || continue
   # shellcheck disable=SC2086
-  QUARKUS_HTTP_PORT=${PORT[$door]} FLOOR_DOOR=$door java $QUARKUS_OPTS -jar "$FLOOR_JAR" > "$OUT/$door.log" 2>&1 &
+  QUARKUS_HTTP_PORT=${PORT[$door]} FLOOR_DOOR=$door QUARKUS_REDIS_HOSTS=redis://127.0.0.1:6379/$FLOOR_REDIS_DB \
+    java $QUARKUS_OPTS -jar "$FLOOR_JAR" > "$OUT/$door.log" 2>&1 &
   PID[$door]=$!
 done
 
@@ -137,7 +145,7 @@ wait_answers() { # server: until it answers a GET (any status); fails if it exit
   echo "$1 did not answer within 60 s" >&2; return 1
 }
 wait_ready "${PID[service]}" "${PORT[service]}" "$OUT/service.log"
-for s in nginx vertx rest; do measured $s && wait_answers $s; done
+for s in nginx vertx rest redis; do measured $s && wait_answers $s; done
 seed_accounts "http://127.0.0.1:${PORT[service]}" "$OUT" "$ACCOUNTS" "$REPLAY_KEYS"
 
 # server_pids SERVER: the processes whose CPU counts: nginx's master and its workers, or the JVM
@@ -196,22 +204,26 @@ done
 med() { awk -v s="$1" -v v="$2" -v c="$3" '$1 == s && $3 == v { print $c }' "$OUT/results.txt" | median_of; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 {
-  echo "| scenario | server | req/s | p99 ms | CPU ms/req | expected answers | req/s ÷ nginx | req/s ÷ framework floor | CPU ÷ nginx | CPU ÷ framework floor |"
-  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  echo "| scenario | server | req/s | p99 ms | CPU ms/req | expected answers | req/s ÷ nginx | req/s ÷ framework floor | req/s ÷ Redis floor | CPU ÷ nginx | CPU ÷ framework floor |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
   for s in $SCENARIOS; do
     fw=${FRAMEWORK[$s]}
     for server in "${SERVERS[@]}"; do
       rps=$(med "$s" "$server" 7); cpu=$(med "$s" "$server" 6)
-      printf "| %s | %s | %.0f | %.2f | %.4f | %.4f | %s | %s | %s | %s |\n" "$s" "$server" "$rps" "$(med "$s" "$server" 8)" "$cpu" \
+      # the Redis floor is a replay's: it does for a read what the Vert.x floor does
+      redis_floor=-; [ "$s" = replays ] && measured redis && redis_floor=$(ratio "$rps" "$(med "$s" redis 7)")
+      printf "| %s | %s | %.0f | %.2f | %.4f | %.4f | %s | %s | %s | %s | %s |\n" "$s" "$server" "$rps" "$(med "$s" "$server" 8)" "$cpu" \
         "$(med "$s" "$server" 9)" \
-        "$(ratio "$rps" "$(med "$s" nginx 7)")" "$(ratio "$rps" "$(med "$s" "$fw" 7)")" \
+        "$(ratio "$rps" "$(med "$s" nginx 7)")" "$(ratio "$rps" "$(med "$s" "$fw" 7)")" "$redis_floor" \
         "$(ratio "$cpu" "$(med "$s" nginx 6)")" "$(ratio "$cpu" "$(med "$s" "$fw" 6)")"
     done
   done
   echo
   echo "Medians of $ROUNDS rounds of $DURATION at $CONNS connections (wrk, 2 threads), the servers in turn. CPU: the server's"
   echo "processes only (nginx's master and workers; the JVM). The framework floor: replays the Vert.x route (vertx), reads the"
-  echo "Quarkus REST endpoint (rest), the doors the service answers them through. nginx: $(/usr/sbin/nginx -v 2>&1 | sed 's/.*: //'),"
+  echo "Quarkus REST endpoint (rest), the doors the service answers them through. The Redis floor (redis): the Vert.x route"
+  echo "and one EVALSHA of reserve.lua per replay, the least a replay needs (its Redis server's CPU is not in its column, as the"
+  echo "service's is not in the service's). nginx: $(/usr/sbin/nginx -v 2>&1 | sed 's/.*: //'),"
   echo "worker_processes auto ($(if measured nginx; then pgrep -P "${PID[nginx]}" | wc -l; else echo not run; fi) workers). JVM options: service ${SERVICE_OPTS:-none}; Quarkus floor ${QUARKUS_OPTS:-none}."
   echo "$ANSWERS"
   echo "Machine: $(nproc) cores, $(java -version 2>&1 | head -1), load average before the run: $LOAD."
