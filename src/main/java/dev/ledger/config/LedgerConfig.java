@@ -23,6 +23,19 @@ public interface LedgerConfig {
 
     WarmUp warmUp();
 
+    Readiness readiness();
+
+    /** The readiness checks of the dependencies (docs/operations.md, "Readiness"). */
+    interface Readiness {
+        /**
+         * Longest a readiness check waits for its dependency's answer (PostgreSQL, Redis, DynamoDB); past it the
+         * check reports the dependency DOWN, saying it gave no answer. Shorter than a balancer's probe timeout,
+         * so that a dependency cut away by a partition takes the instance out at the first probe.
+         */
+        @WithDefault("1s")
+        Duration timeout();
+    }
+
     /** What an instance does at start before it reports ready (dev.ledger.health.WarmUp). */
     interface WarmUp {
         /**
@@ -216,6 +229,7 @@ public interface LedgerConfig {
          */
         @WithDefault("1200ms")
         Duration timeout();
+
     }
 
     /**
