@@ -230,6 +230,14 @@ public interface LedgerConfig {
         @WithDefault("1200ms")
         Duration timeout();
 
+        /**
+         * Longest the network may leave a new connection to PostgreSQL unanswered, or a statement sent on a
+         * connection unacknowledged, before the connection is given up (its connect timeout, and TCP_USER_TIMEOUT
+         * where the native transport runs): behind a partition that loses packets silently the pool then holds
+         * no connection that waits for a retransmission after the heal, and serves again within about this long.
+         */
+        @WithDefault("2s")
+        Duration networkTimeout();
     }
 
     /**
