@@ -22,6 +22,19 @@ public interface LedgerConfig {
 
     WarmUp warmUp();
 
+    Readiness readiness();
+
+    /** The readiness checks of the dependencies (docs/operations.md, "Readiness"). */
+    interface Readiness {
+        /**
+         * Longest a readiness check waits for its dependency's answer (PostgreSQL, Redis, DynamoDB); past it the
+         * check reports the dependency DOWN, saying it gave no answer. Shorter than a balancer's probe timeout,
+         * so that a dependency cut away by a partition takes the instance out at the first probe.
+         */
+        @WithDefault("1s")
+        Duration timeout();
+    }
+
     /** What an instance does at start before it reports ready (dev.ledger.warmup.WarmUp). */
     interface WarmUp {
         /**
@@ -215,6 +228,15 @@ public interface LedgerConfig {
          */
         @WithDefault("1200ms")
         Duration timeout();
+
+        /**
+         * Longest the network may leave a new connection to PostgreSQL unanswered, or a statement sent on a
+         * connection unacknowledged, before the connection is given up (its connect timeout, and TCP_USER_TIMEOUT
+         * where the native transport runs): behind a partition that loses packets silently the pool then holds
+         * no connection that waits for a retransmission after the heal, and serves again within about this long.
+         */
+        @WithDefault("2s")
+        Duration networkTimeout();
     }
 
     /**

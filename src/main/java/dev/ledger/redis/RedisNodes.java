@@ -2,6 +2,7 @@ package dev.ledger.redis;
 
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
+import dev.ledger.dependency.Deadline;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
@@ -58,6 +59,8 @@ public class RedisNodes {
     private static final long REFRESH_INTERVAL_NANOS = Duration.ofMillis(200).toNanos();
     private static final Duration SLOTS_TIMEOUT = Duration.ofMillis(500);
     private static final Duration PERIODIC_REFRESH = Duration.ofSeconds(5);
+    /** A node's answer to {@link #ping}: it answered. */
+    public static final String UP = "UP";
 
     private final Vertx vertx;
     private final boolean cluster;
@@ -281,14 +284,17 @@ public class RedisNodes {
                 });
     }
 
-    /** Each node's answer to PING within {@code timeout}: its address and whether it answered. */
-    public Uni<Map<String, Boolean>> ping(Duration timeout) {
+    /**
+     * Each node's answer to PING within {@code timeout} ({@link Deadline}): its address, and {@code UP} or why
+     * not (no answer in time, or the failure).
+     */
+    public Uni<Map<String, String>> ping(Duration timeout) {
         List<RedisNode> primaries = primaries();
-        List<Uni<Boolean>> pings = primaries.stream().map(node -> node.client().send(Request.cmd(Command.PING))
-                .ifNoItem().after(timeout).fail()
-                .map(pong -> true).onFailure().recoverWithItem(false)).toList();
+        List<Uni<String>> pings = primaries.stream().map(node -> Deadline.within(timeout, "Redis " + node.address(),
+                        () -> node.client().send(Request.cmd(Command.PING)))
+                .map(pong -> UP).onFailure().recoverWithItem(failure -> String.valueOf(failure.getMessage()))).toList();
         return Uni.join().all(pings).andFailFast().map(answers -> {
-            Map<String, Boolean> result = new LinkedHashMap<>();
+            Map<String, String> result = new LinkedHashMap<>();
             for (int i = 0; i < primaries.size(); i++) {
                 result.put(primaries.get(i).address(), answers.get(i));
             }

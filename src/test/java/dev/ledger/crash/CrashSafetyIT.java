@@ -6,6 +6,7 @@ import dev.ledger.testing.PackagedApp;
 import dev.ledger.testing.PaymentLoad;
 import dev.ledger.testing.PaymentLoad.Answer;
 import dev.ledger.testing.PaymentLoad.Payment;
+import dev.ledger.testing.PostgresServer;
 import dev.ledger.testing.RedisServer;
 import dev.ledger.testing.TcpProxy;
 import org.awaitility.core.ConditionTimeoutException;

@@ -78,6 +78,8 @@ public final class PaymentLoad {
     private final LongAdder sent = new LongAdder();
     private final Map<Integer, LongAdder> statuses = new ConcurrentHashMap<>();
     private final List<Long> latenciesMicros = Collections.synchronizedList(new ArrayList<>());
+    /** The slowest answer of each status so far, in microseconds. */
+    private final Map<Integer, Long> slowestMicros = new ConcurrentHashMap<>();
 
     /** An answer: its status, body, and headers {@code Idempotent-Replayed} and {@code Retry-After} (null when absent). */
     public record Answer(int status, String body, String replayed, String retryAfter) {
@@ -277,6 +279,16 @@ public final class PaymentLoad {
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(GIVE_UP.toSeconds() + 30, TimeUnit.SECONDS);
     }
 
+    /**
+     * {@code payment} sent to instance {@code instance}, and sent again after every answer that is not final (a 503,
+     * a 409 request-in-progress, none), until one is; the key is then one of those {@link #reconcile()} holds the
+     * ledger against.
+     */
+    public CompletableFuture<Answer> untilFinal(Payment payment, int instance) {
+        payments.put(payment.key(), payment);
+        return untilFinal(bases.get(instance), payment.path(), payment.key(), payment.body(), payment);
+    }
+
     /** One copy: sent, and sent again after every answer that is not final, until one is (or the time is up). */
     private CompletableFuture<Answer> untilFinal(URI base, String path, String key, String body, Payment payment) {
         long deadline = System.nanoTime() + GIVE_UP.toNanos();
@@ -321,7 +333,9 @@ public final class PaymentLoad {
         sent.increment();
         long start = System.nanoTime();
         return post(base, path, key, body, timeout).exceptionally(failure -> Answer.NONE).thenApply(answer -> {
-            latenciesMicros.add((System.nanoTime() - start) / 1_000);
+            long micros = (System.nanoTime() - start) / 1_000;
+            latenciesMicros.add(micros);
+            slowestMicros.merge(answer.status(), micros, Math::max);
             statuses.computeIfAbsent(answer.status(), status -> new LongAdder()).increment();
             return answer;
         });
@@ -446,6 +460,19 @@ public final class PaymentLoad {
         Map<Integer, Long> counts = new TreeMap<>();
         statuses.forEach((status, n) -> counts.put(status, n.sum()));
         return counts;
+    }
+
+    /** The slowest answer with {@code status} so far, in milliseconds; 0 when none came. */
+    public double slowestMillis(int status) {
+        return slowestMicros.getOrDefault(status, 0L) / 1000.0;
+    }
+
+    /**
+     * Keys whose first 201 was a replay: an earlier attempt was applied, but its answer never reached the
+     * client (a 503 for a statement that committed after its bound, an answer lost with the connection).
+     */
+    public long appliedUnanswered() {
+        return originals.values().stream().filter(Answer::isReplay).count();
     }
 
     /** Answers counted so far that were not 201. */

@@ -2,26 +2,36 @@ package dev.ledger.testing;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
 
 /**
- * A Redis server of the test's own, on a free port, keeping nothing on disk: tests may flush it,
- * flush its script cache, kill and restart it without touching the shared one.
+ * A Redis server of the test's own, on a free port of 127.0.0.1 or inside a {@link NetworkNamespace} on its
+ * address, keeping nothing on disk: tests may flush it, flush its script cache, kill and restart it without
+ * touching the shared one.
  */
 public final class RedisServer implements AutoCloseable {
+    private final String address;
     private final int port;
+    private final NetworkNamespace namespace;
     private Process process;
 
+    /** On 127.0.0.1, on a free port. */
     public RedisServer() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            this.port = socket.getLocalPort();
-        }
+        this(null);
+    }
+
+    /** Inside {@code namespace}, listening on its address (port 6379, which is the namespace's alone). */
+    public RedisServer(NetworkNamespace namespace) throws IOException {
+        this.namespace = namespace;
+        InetSocketAddress listen = NetworkNamespace.listenAddress(namespace, 6379);
+        this.address = listen.getHostString();
+        this.port = listen.getPort();
         start();
     }
 
@@ -37,14 +47,17 @@ public final class RedisServer implements AutoCloseable {
     }
 
     public String url() {
-        return "redis://127.0.0.1:" + port;
+        return "redis://" + address + ":" + port;
     }
 
     public void start() throws IOException {
-        process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--daemonize", "no")
+        // clients of a namespace's server come over its link, which protected mode refuses (DENIED) without a password
+        List<String> command = List.of("redis-server", "--port", Integer.toString(port), "--bind", address,
+                "--protected-mode", namespace == null ? "yes" : "no", "--save", "", "--appendonly", "no", "--daemonize", "no");
+        // `ip netns exec` becomes the server (exec), so that this process is the server itself
+        process = new ProcessBuilder(namespace == null ? command : namespace.command(command))
                 .redirectErrorStream(true)
-                .redirectOutput(new File("target/redis-" + port + ".log"))
+                .redirectOutput(new File("target/redis-" + address + "-" + port + ".log"))
                 .start();
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(this::accepts);
     }
@@ -61,8 +74,10 @@ public final class RedisServer implements AutoCloseable {
         start();
     }
 
+    /** Whether it takes a connection within a second (bounded: a cut link answers nothing). */
     private boolean accepts() {
-        try (Socket ignored = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(address, port), 1_000);
             return true;
         } catch (IOException e) {
             return false;

@@ -1,10 +1,11 @@
-package dev.ledger.crash;
+package dev.ledger.testing;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.util.ArrayList;
@@ -16,25 +17,40 @@ import java.util.stream.Stream;
 
 /**
  * A PostgreSQL cluster of the test's own (initdb in a temporary folder, its own port, trust
- * auth), so that a test can crash and restart it without touching the shared server. PostgreSQL
- * refuses to run as root: as root, its commands run as the {@code postgres} user.
+ * auth), so that a test can crash and restart it without touching the shared server: on 127.0.0.1, or
+ * inside a {@link NetworkNamespace} on its address. PostgreSQL refuses to run as root: as root, its
+ * commands run as the {@code postgres} user.
  */
 public final class PostgresServer implements AutoCloseable {
     private final Path dataDir;
     private final Path bin;
+    private final String address;
     private final int port;
+    private final NetworkNamespace namespace;
 
+    /** On 127.0.0.1, on a free port. */
     public PostgresServer() throws IOException, InterruptedException {
+        this(null);
+    }
+
+    /** Inside {@code namespace}, listening on its address (port 5432, which is the namespace's alone). */
+    public PostgresServer(NetworkNamespace namespace) throws IOException, InterruptedException {
+        this.namespace = namespace;
         this.bin = findBin();
-        try (ServerSocket socket = new ServerSocket(0)) {
-            this.port = socket.getLocalPort();
-        }
+        InetSocketAddress listen = NetworkNamespace.listenAddress(namespace, 5432);
+        this.address = listen.getHostString();
+        this.port = listen.getPort();
         this.dataDir = Files.createTempDirectory("ledger-crash-pg-");
         if (isRoot()) {
             run("chown", "postgres", dataDir.toString());
         }
         run(asPostgres(bin.resolve("initdb").toString(), "-D", dataDir.resolve("data").toString(), "-U", "postgres",
                 "-A", "trust", "--no-sync", "-E", "UTF8"));
+        if (namespace != null) {
+            // initdb trusts loopback alone; the clients of a namespace's server come over its link
+            Files.writeString(dataDir.resolve("data").resolve("pg_hba.conf"), "host all all 0.0.0.0/0 trust\n",
+                    StandardOpenOption.APPEND);
+        }
         start();
     }
 
@@ -43,7 +59,7 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     public String host() {
-        return "127.0.0.1:" + port;
+        return address + ":" + port;
     }
 
     public Connection connect(String database) throws Exception {
@@ -51,10 +67,12 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     public void start() throws IOException, InterruptedException {
-        run(asPostgres(bin.resolve("pg_ctl").toString(), "-D", dataDir.resolve("data").toString(),
+        List<String> start = asPostgres(bin.resolve("pg_ctl").toString(), "-D", dataDir.resolve("data").toString(),
                 "-l", dataDir.resolve("server.log").toString(), "-w", "-t", "60",
-                "-o", "-p " + port + " -c listen_addresses=127.0.0.1 -c unix_socket_directories=" + dataDir
-                        + " -c fsync=off -c max_connections=100", "start"));
+                "-o", "-p " + port + " -c listen_addresses=" + address + " -c unix_socket_directories=" + dataDir
+                        + " -c fsync=off -c max_connections=100", "start");
+        // the server inherits the namespace of the pg_ctl that starts it
+        run(namespace == null ? start : namespace.command(start));
     }
 
     /** An immediate stop: no checkpoint, connections cut, recovery at the next start (a crash). */
@@ -66,6 +84,26 @@ public final class PostgresServer implements AutoCloseable {
     public void restart() throws IOException, InterruptedException {
         crash();
         start();
+    }
+
+    /**
+     * {@code sql} run by psql over the server's Unix socket, which reaches it even while its network is cut;
+     * answers psql's output (unaligned, tuples only).
+     */
+    public String psql(String database, String sql) throws IOException, InterruptedException {
+        return run(psqlCommand(database, "-c", sql));
+    }
+
+    /** A psql session over the Unix socket that runs what is written to its standard input (unaligned, tuples only). */
+    public Process psqlSession(String database) throws IOException {
+        return new ProcessBuilder(psqlCommand(database)).redirectErrorStream(true).start();
+    }
+
+    private List<String> psqlCommand(String database, String... args) {
+        List<String> command = asPostgres(bin.resolve("psql").toString(), "-h", dataDir.toString(), "-p", Integer.toString(port),
+                "-U", "postgres", "-d", database, "-Atq", "-v", "ON_ERROR_STOP=1");
+        command.addAll(Arrays.asList(args));
+        return command;
     }
 
     @Override
@@ -105,12 +143,13 @@ public final class PostgresServer implements AutoCloseable {
         run(Arrays.asList(command));
     }
 
-    private static void run(List<String> command) throws IOException, InterruptedException {
+    private static String run(List<String> command) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes());
         if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
             throw new IOException(String.join(" ", command) + " failed: " + output);
         }
+        return output;
     }
 
     /** The newest installed PostgreSQL's binaries (Debian layout), or those on the PATH. */
