@@ -9,6 +9,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -30,7 +31,9 @@ import java.util.HexFormat;
  * script ({@code reserve.lua}, by {@code EVALSHA}) on the key's hash through the Vert.x Redis client, as the service
  * does, and answers the recorded bytes the script returns. A key it finds free it records once (the first round
  * of the warm-up), so that every measured request is a replay. No authentication, validation, fingerprint, metrics,
- * breaker or deadline: what is left is HTTP, the client, the script, and the Redis server's own work.
+ * breaker or deadline: what is left is HTTP, the client, the script, and the Redis server's own work. Each event loop
+ * sends on one connection of its own, the client pipelining the commands of its requests (no pool to take a
+ * connection from and give it back per command; the service gathers the commands of a turn into one write).
  */
 @ApplicationScoped
 public class RedisFloor {
@@ -42,6 +45,8 @@ public class RedisFloor {
 
     private Redis redis;
     private String sha;
+    /** The event loop's own connection (each request's callbacks run on the loop that took it). */
+    private final ThreadLocal<Future<RedisConnection>> connections = new ThreadLocal<>();
 
     void route(@Observes Router router, @ConfigProperty(name = "floor.door") String door, Instance<Redis> client) {
         if (!"redis".equals(door)) {
@@ -77,14 +82,24 @@ public class RedisFloor {
         sha256.update((byte) 0);
         sha256.update(key.getBytes(StandardCharsets.US_ASCII));
         String id = "idem:{" + HexFormat.of().formatHex(sha256.digest()) + "}";
-        redis.send(Request.cmd(Command.EVALSHA).arg(sha).arg(1).arg(id).arg(FINGERPRINT).arg(OWNER).arg(LEASE_MILLIS))
-                .compose(reply -> "COMPLETED".equals(reply.get(0).toString()) ? Future.succeededFuture(reply) : record(id))
+        connection().compose(redis -> redis.send(Request.cmd(Command.EVALSHA).arg(sha).arg(1).arg(id).arg(FINGERPRINT)
+                                .arg(OWNER).arg(LEASE_MILLIS))
+                        .compose(reply -> "COMPLETED".equals(reply.get(0).toString()) ? Future.succeededFuture(reply) : record(redis, id)))
                 .onSuccess(reply -> send(response, reply))
-                .onFailure(failure -> response.setStatusCode(503).end());
+                .onFailure(failure -> response.setStatusCode(503).end(String.valueOf(failure.getMessage())));
+    }
+
+    private Future<RedisConnection> connection() {
+        Future<RedisConnection> connection = connections.get();
+        if (connection == null || connection.failed()) {
+            connection = redis.connect();
+            connections.set(connection);
+        }
+        return connection;
     }
 
     /** A free key recorded as the service records an answer, then answered as a replay. */
-    private Future<Response> record(String id) {
+    private Future<Response> record(RedisConnection redis, String id) {
         return redis.send(Request.cmd(Command.HSET).arg(id).arg("state").arg("COMPLETED").arg("status").arg("201")
                         .arg("ctype").arg("application/json").arg("location").arg("").arg("body").arg(Buffer.buffer(Answer.BODY)))
                 .compose(ignored -> redis.send(Request.cmd(Command.PEXPIRE).arg(id).arg(RETENTION_MILLIS)))
