@@ -33,9 +33,7 @@ public class AccountService {
                         outbox.written();
                     }
                 })
-                .map(row -> row.getBoolean("same_request")
-                        ? DurableOutcome.answered(row.getBoolean("replayed"), render(row))
-                        : DurableOutcome.otherRequest());
+                .map(row -> DurableOutcome.of(row, this::render));
     }
 
     private RecordedResponse render(Row row) {

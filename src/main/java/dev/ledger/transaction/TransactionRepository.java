@@ -22,7 +22,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry, UUID> {
     private static final String POST =
-            "SELECT * FROM ledger_post_transaction_checked($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+            "SELECT * FROM ledger_post_transaction_checked($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 
     private final Postgres postgres;
 
@@ -41,7 +41,7 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
     }
 
     /**
-     * Inserts the idempotency record, applies the sequence-checked update and the ledger entry (and an
+     * Inserts the idempotency record (with the request's path), applies the sequence-checked update and the ledger entry (and an
      * outbox event, with the current trace, for each of {@code eventDestinations}), all in one statement; or returns what the
      * record already holds. A null account id finds no account.
      */
@@ -51,7 +51,7 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
         Tuple args = Tuple.from(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()),
                 Buffer.buffer(record.fingerprint()), record.expiresAt(), accountId, entryId,
                 request.type().name(), request.amount(), request.sequence(), request.reference(), eventDestinations,
-                TraceParent.current()));
+                TraceParent.current(), record.path()));
         return postgres.query(POST, args)
                 .map(rows -> rows.iterator().next());
     }

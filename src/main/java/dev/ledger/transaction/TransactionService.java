@@ -50,9 +50,7 @@ public class TransactionService {
                         outbox.written();
                     }
                 })
-                .map(row -> row.getBoolean("same_request")
-                        ? DurableOutcome.answered(row.getBoolean("replayed"), render(row, request))
-                        : DurableOutcome.otherRequest());
+                .map(row -> DurableOutcome.of(row, answer -> render(answer, request)));
     }
 
     /** The answer of an outcome row; for a replay the row holds the stored data, so the bytes are the original's. */
