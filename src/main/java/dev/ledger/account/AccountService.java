@@ -40,7 +40,12 @@ public class AccountService {
         UUID id = row.getUUID("account_id");
         AccountView view = AccountView.opened(id, row.getString("currency"),
                 row.getOffsetDateTime("created_at").toInstant());
-        return recorder.created(view, "/accounts/" + id);
+        return recorder.created(view, location(id));
+    }
+
+    /** An opened account's {@code Location}. */
+    static String location(UUID id) {
+        return "/accounts/" + id;
     }
 
     public Uni<AccountView> find(UUID id, String owner) {

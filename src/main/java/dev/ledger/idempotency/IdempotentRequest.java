@@ -16,11 +16,16 @@ import java.util.HexFormat;
 public record IdempotentRequest(String client, byte[] keyHash, RequestFingerprint fingerprint, String path) {
 
     public static IdempotentRequest of(String client, IdempotencyKey key, String method, String path, JsonNode body) {
+        return new IdempotentRequest(client, keyHash(client, key), RequestFingerprint.of(method, path, body), path);
+    }
+
+    /** How the stores and the durable record name {@code client}'s {@code key}: SHA-256 of client, NUL, key. */
+    static byte[] keyHash(String client, IdempotencyKey key) {
         MessageDigest sha = RequestFingerprint.sha256();
         sha.update(client.getBytes(StandardCharsets.UTF_8));
         sha.update((byte) 0);
         sha.update(key.value().getBytes(StandardCharsets.US_ASCII));
-        return new IdempotentRequest(client, sha.digest(), RequestFingerprint.of(method, path, body), path);
+        return sha.digest();
     }
 
     /** The key as the stores name it: the hex of its hash, the same for the client and key whichever door. */

@@ -24,6 +24,8 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
     private static final String POST =
             "SELECT * FROM ledger_post_transaction_checked($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 
+    private static final String ACCOUNT_OF = "SELECT account_id FROM ledger_entries WHERE id = $1";
+
     private final Postgres postgres;
 
     public TransactionRepository(Postgres postgres) {
@@ -38,6 +40,12 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
 
     public Uni<LedgerEntry> findInAccount(UUID accountId, UUID id) {
         return postgres.bounded(() -> find("id = ?1 and accountId = ?2", id, accountId).firstResult());
+    }
+
+    /** The account of the ledger entry {@code id}; null when there is none. */
+    public Uni<UUID> accountOf(UUID id) {
+        return postgres.query(ACCOUNT_OF, Tuple.of(id))
+                .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getUUID(0));
     }
 
     /**

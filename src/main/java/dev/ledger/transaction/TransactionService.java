@@ -59,7 +59,7 @@ public class TransactionService {
         switch (outcome) {
             case "APPLIED":
                 TransactionView view = TransactionView.of(row);
-                return recorder.created(view, "/accounts/" + view.accountId() + "/transactions/" + view.id());
+                return recorder.created(view, location(view.accountId(), view.id()));
             case "ACCOUNT_NOT_FOUND":
                 return recorder.problem(AccountService.notFound().problem());
             case "STALE_SEQUENCE":
@@ -81,6 +81,11 @@ public class TransactionService {
             default:
                 throw new IllegalStateException("Unknown outcome " + outcome);
         }
+    }
+
+    /** An applied transaction's {@code Location}. */
+    static String location(UUID accountId, UUID id) {
+        return "/accounts/" + accountId + "/transactions/" + id;
     }
 
     @WithSession
