@@ -16,7 +16,7 @@ import java.util.UUID;
 /** Queries on accounts: Panache for reads, one call of {@code ledger_open_account} for the open. */
 @ApplicationScoped
 public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
-    private static final String OPEN = "SELECT * FROM ledger_open_account_checked($1, $2, $3, $4, $5, $6, $7, $8)";
+    private static final String OPEN = "SELECT * FROM ledger_open_account_checked($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 
     private final Postgres postgres;
     private final AccountReads reads;
@@ -40,12 +40,12 @@ public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
                 .map(account -> account != null && account.owner.equals(owner) ? account : null);
     }
 
-    /** Opens the account under the idempotency record (writing its event, with the current trace, for each of {@code eventDestinations}, the brokers switched on), or returns what the record already holds. */
+    /** Opens the account under the idempotency record (which keeps the request's path; writing its event, with the current trace, for each of {@code eventDestinations}, the brokers switched on), or returns what the record already holds. */
     // Bounded, never retried: a write that timed out may have committed. The key is then released
     // and the retry finds the durable record if the commit landed after all.
     public Uni<Row> open(DurableRecord record, UUID id, String currency, String[] eventDestinations) {
         Tuple args = Tuple.tuple(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()), Buffer.buffer(record.fingerprint()),
-                record.expiresAt(), id, currency, eventDestinations, TraceParent.current()));
+                record.expiresAt(), id, currency, eventDestinations, TraceParent.current(), record.path()));
         return postgres.query(OPEN, args)
                 .map(rows -> rows.iterator().next());
     }

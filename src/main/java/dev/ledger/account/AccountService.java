@@ -33,16 +33,19 @@ public class AccountService {
                         outbox.written();
                     }
                 })
-                .map(row -> row.getBoolean("same_request")
-                        ? DurableOutcome.answered(row.getBoolean("replayed"), render(row))
-                        : DurableOutcome.otherRequest());
+                .map(row -> DurableOutcome.of(row, this::render));
     }
 
     private RecordedResponse render(Row row) {
         UUID id = row.getUUID("account_id");
         AccountView view = AccountView.opened(id, row.getString("currency"),
                 row.getOffsetDateTime("created_at").toInstant());
-        return recorder.created(view, "/accounts/" + id);
+        return recorder.created(view, location(id));
+    }
+
+    /** An opened account's {@code Location}. */
+    static String location(UUID id) {
+        return "/accounts/" + id;
     }
 
     public Uni<AccountView> find(UUID id, String owner) {

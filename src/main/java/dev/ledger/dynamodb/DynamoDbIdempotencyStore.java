@@ -2,6 +2,7 @@ package dev.ledger.dynamodb;
 
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.idempotency.IdempotencyStore;
+import dev.ledger.idempotency.InFlightKey;
 import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.idempotency.RecordedResponse;
 import dev.ledger.idempotency.Reservation;
@@ -14,7 +15,10 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -26,7 +30,9 @@ import java.util.concurrent.CompletionException;
  * <pre>
  *   id (S, partition key)  state (S) PROCESSING | COMPLETED   fp (S) fingerprint   owner (S) owner token, while PROCESSING
  *   until (N) epoch ms the lease or retention ends            expires_at (N) the same in epoch s: the TTL attribute
+ *   path (S)  at (N) epoch ms: the reserving request's path and time, for the key's lookup
  *   status (N)  ctype (S)  location (S, absent when none)  body (B): the recorded answer, byte for byte
+ *   kept_until (N) epoch ms: when the key stops being remembered (the durable record's expiry), absent when unknown
  * </pre>
  * DynamoDB deletes an expired item lazily (within days), so every decision reads {@code until}: an item
  * past it is treated as absent, as AWS Powertools does. {@code until} is the writing instance's clock:
@@ -89,6 +95,8 @@ public class DynamoDbIdempotencyStore implements IdempotencyStore {
             item.put("state", s(PROCESSING));
             item.put("fp", s(request.fingerprint().hex()));
             item.put("owner", s(owner));
+            item.put("path", s(request.path()));
+            item.put("at", n(now));
             ends(item, now + leaseMillis);
             return client.putItem(put -> put.tableName(table).item(item)
                             .conditionExpression("attribute_not_exists(#id) OR #until < :now")
@@ -122,7 +130,8 @@ public class DynamoDbIdempotencyStore implements IdempotencyStore {
         if (COMPLETED.equals(text(item, "state"))) {
             AttributeValue location = item.get("location");
             return new Reservation.Completed(new RecordedResponse(Integer.parseInt(item.get("status").n()),
-                    text(item, "ctype"), location == null ? null : location.s(), item.get("body").b().asByteArray()));
+                    text(item, "ctype"), location == null ? null : location.s(), item.get("body").b().asByteArray(),
+                    instant(item, "kept_until")));
         }
         if (owner.equals(text(item, "owner"))) {
             return new Reservation.Acquired(owner); // this owner's own put, sent again
@@ -145,13 +154,13 @@ public class DynamoDbIdempotencyStore implements IdempotencyStore {
             values.put(":body", AttributeValue.fromB(SdkBytes.fromByteArray(response.body())));
             values.put(":until", n(until));
             values.put(":ttl", n(seconds(until)));
-            if (response.location() != null) {
-                values.put(":location", s(response.location()));
-            }
+            List<String> set = new ArrayList<>(List.of("#state = :completed", "fp = :fp", "#status = :status",
+                    "ctype = :ctype", "body = :body", "#until = :until", "#ttl = :ttl"));
             // the owner goes: a completed key is nobody's, so a resent complete or a release finds nothing to change
-            String update = "SET #state = :completed, fp = :fp, #status = :status, ctype = :ctype, "
-                    + "body = :body, #until = :until, #ttl = :ttl"
-                    + (response.location() != null ? ", #location = :location REMOVE #owner" : " REMOVE #owner, #location");
+            List<String> remove = new ArrayList<>(List.of("#owner"));
+            optional(response.location() == null ? null : s(response.location()), "#location", set, remove, values);
+            optional(response.expiresAt() == null ? null : n(response.expiresAt().toEpochMilli()), "kept_until", set, remove, values);
+            String update = "SET " + String.join(", ", set) + " REMOVE " + String.join(", ", remove);
             return client.updateItem(u -> u.tableName(table).key(Map.of(ID, s(request.keyId())))
                             .updateExpression(update)
                             .conditionExpression("attribute_not_exists(#id) OR #owner = :owner OR #until < :now")
@@ -176,12 +185,29 @@ public class DynamoDbIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public Uni<Boolean> inFlight(String keyId) {
+    public Uni<InFlightKey> inFlight(String keyId) {
         return dynamo.run("state", "GetItem", client -> client.getItem(get -> get.tableName(table).key(Map.of(ID, s(keyId)))
-                        .consistentRead(true).projectionExpression("#state, #until")
-                        .expressionAttributeNames(Map.of("#state", "state", "#until", "until")))
+                        .consistentRead(true).projectionExpression("#state, #until, #path, #at")
+                        .expressionAttributeNames(Map.of("#state", "state", "#until", "until", "#path", "path", "#at", "at")))
                 .thenApply(found -> found.hasItem() && PROCESSING.equals(text(found.item(), "state"))
-                        && until(found.item()) >= System.currentTimeMillis()));
+                        && until(found.item()) >= System.currentTimeMillis()
+                        ? new InFlightKey(text(found.item(), "path"), instant(found.item(), "at"), instant(found.item(), "until"))
+                        : null));
+    }
+
+    /**
+     * An attribute of the completed item that an answer may lack: {@code name = value} when there is one, else
+     * removed (an item completed again over a free key keeps nothing of an earlier answer).
+     */
+    private static void optional(AttributeValue value, String name, List<String> set, List<String> remove,
+                                 Map<String, AttributeValue> values) {
+        String placeholder = ":" + name.replace("#", "");
+        if (value != null) {
+            set.add(name + " = " + placeholder);
+            values.put(placeholder, value);
+        } else {
+            remove.add(name);
+        }
     }
 
     private void announce(boolean settledHere, IdempotentRequest request) {
@@ -212,6 +238,11 @@ public class DynamoDbIdempotencyStore implements IdempotencyStore {
     private static long until(Map<String, AttributeValue> item) {
         AttributeValue until = item.get("until");
         return until == null ? Long.MAX_VALUE : Long.parseLong(until.n());
+    }
+
+    private static Instant instant(Map<String, AttributeValue> item, String name) {
+        AttributeValue millis = item.get(name);
+        return millis == null ? null : Instant.ofEpochMilli(Long.parseLong(millis.n()));
     }
 
     private static String text(Map<String, AttributeValue> item, String name) {

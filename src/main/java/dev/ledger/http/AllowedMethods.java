@@ -23,7 +23,8 @@ public class AllowedMethods {
             "/accounts", Set.of(HttpMethod.POST),
             "/accounts/:id", READ,
             "/accounts/:id/transactions", Set.of(HttpMethod.POST, HttpMethod.GET, HttpMethod.HEAD),
-            "/accounts/:id/transactions/:txId", READ);
+            "/accounts/:id/transactions/:txId", READ,
+            "/idempotency-keys/:key", READ);
 
     void register(@Observes Router router) {
         PATHS.forEach((path, allowed) -> allow(router, path, allowed));

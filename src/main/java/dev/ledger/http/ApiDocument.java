@@ -49,7 +49,9 @@ public class ApiDocument implements OASFilter {
             "listTransactions", List.of(INVALID_REQUEST, UNAUTHORIZED, ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG,
                     HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE),
             "getTransaction", List.of(UNAUTHORIZED, ACCOUNT_NOT_FOUND, TRANSACTION_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG,
-                    HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE));
+                    HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE),
+            "getIdempotencyKey", List.of(IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED, IDEMPOTENCY_KEY_NOT_FOUND, NOT_ACCEPTABLE,
+                    URI_TOO_LONG, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE));
 
     /** The refusals a POST records with its key: a retry gets them again, as a replay. */
     static final Set<ProblemType> RECORDED = Set.of(ACCOUNT_NOT_FOUND, STALE_SEQUENCE, INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED);
@@ -63,6 +65,7 @@ public class ApiDocument implements OASFilter {
         api.getTags().forEach(tag -> tag.description(switch (tag.getName()) {
             case "Accounts" -> "Open an account (one currency, a balance in minor units) and read it";
             case "Transactions" -> "Post debits and credits, each applied at most once; list and read them";
+            case "Idempotency keys" -> "What became of a key: its request's recorded answer, or that it is in flight";
             default -> throw new IllegalStateException("No description for tag " + tag.getName());
         }));
         api.getComponents().addSchema(PROBLEM_SCHEMA, problemSchema());
@@ -85,7 +88,8 @@ public class ApiDocument implements OASFilter {
             operation.addParameter(OASFactory.createParameter().name(PreferWait.PREFER).in(Parameter.In.HEADER)
                     .description(OpenApiText.PREFER_TEXT)
                     .schema(OASFactory.createSchema().type(List.of(Schema.SchemaType.STRING)).example("wait=10")));
-            responses.getAPIResponse("201").addHeader(PreferWait.APPLIED, preferenceAppliedHeader());
+            responses.getAPIResponse("201").addHeader(PreferWait.APPLIED, preferenceAppliedHeader())
+                    .addHeader(OpenApiText.EXPIRES, expiresHeader());
         }
     }
 
@@ -112,6 +116,7 @@ public class ApiDocument implements OASFilter {
         if (post && types.stream().anyMatch(RECORDED::contains)) {
             response.addHeader(OpenApiText.REPLAYED, replayedHeader());
             response.addHeader(PreferWait.APPLIED, preferenceAppliedHeader());
+            response.addHeader(OpenApiText.EXPIRES, expiresHeader());
         }
         if (types.contains(REQUEST_IN_PROGRESS) || types.contains(SERVICE_UNAVAILABLE)) {
             response.addHeader("Retry-After", header("Seconds to wait before retrying: the remaining lease (at least 1) "
@@ -125,7 +130,13 @@ public class ApiDocument implements OASFilter {
         return response;
     }
 
-    /** The header a replayed answer carries, success or recorded refusal alike. */
+    /** The header every recorded answer carries, first and replayed alike; never one nothing was recorded for. */
+    public static Header expiresHeader() {
+        return header(OpenApiText.EXPIRES_TEXT, OASFactory.createSchema().type(List.of(Schema.SchemaType.STRING))
+                .pattern(OpenApiText.HTTP_DATE_PATTERN).example("Sat, 22 Nov 2026 10:00:01 GMT"));
+    }
+
+        /** The header a replayed answer carries, success or recorded refusal alike. */
     public static Header replayedHeader() {
         return header(OpenApiText.REPLAYED_TEXT, OASFactory.createSchema().type(List.of(Schema.SchemaType.STRING))
                 .enumeration(List.of("true")));
@@ -141,10 +152,13 @@ public class ApiDocument implements OASFilter {
             case INVALID_REQUEST -> "The body, a query parameter or the JSON is invalid (malformed JSON or UTF-8, a member "
                     + "missing, of the wrong type, out of range or unknown); `detail` says which. Nothing was reserved.";
             case IDEMPOTENCY_KEY_MISSING -> "A POST without an `Idempotency-Key` header.";
-            case IDEMPOTENCY_KEY_INVALID -> "The `Idempotency-Key` is empty, longer than 255 characters, or not visible ASCII.";
+            case IDEMPOTENCY_KEY_INVALID -> "The `Idempotency-Key` (a POST's header, or the key in a lookup's path) is empty, "
+                    + "longer than 255 characters, or not visible ASCII; in a path, a key in quotes is malformed.";
             case UNAUTHORIZED -> "The API key is missing, malformed or unknown. Nothing was reserved or recorded.";
             case ACCOUNT_NOT_FOUND -> "No such account for this client (unknown, not a UUID, or another client's).";
             case TRANSACTION_NOT_FOUND -> "The account is the caller's, but this transaction is not in it.";
+            case IDEMPOTENCY_KEY_NOT_FOUND -> "The caller has no such key: never used, expired, or only another client's. "
+                    + "A request still in flight is found while the store (Redis) answers; without it, only what is recorded.";
             case NOT_FOUND -> "No resource at this path.";
             case METHOD_NOT_ALLOWED -> "The path does not take this method; `Allow` lists those it takes.";
             case NOT_ACCEPTABLE -> "The `Accept` header does not admit `application/json`, the type of every success "
@@ -183,6 +197,7 @@ public class ApiDocument implements OASFilter {
             case UNAUTHORIZED -> "The API key is not valid";
             case ACCOUNT_NOT_FOUND -> "No such account";
             case TRANSACTION_NOT_FOUND -> "No such transaction in this account";
+            case IDEMPOTENCY_KEY_NOT_FOUND -> "No such Idempotency-Key: never used, or expired";
             case NOT_FOUND -> "No resource at this path";
             case METHOD_NOT_ALLOWED -> "This method is not allowed on this path";
             case NOT_ACCEPTABLE -> "This API answers in application/json (errors in application/problem+json), which the "

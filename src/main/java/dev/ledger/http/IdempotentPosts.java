@@ -12,6 +12,7 @@ import dev.ledger.input.JsonBody;
 import dev.ledger.input.JsonMediaType;
 import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemMapper;
+import io.netty.handler.codec.DateFormatter;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
@@ -19,8 +20,10 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.Date;
 import java.util.List;
 
+import static dev.ledger.http.OpenApiText.EXPIRES;
 import static dev.ledger.http.OpenApiText.REPLAYED;
 
 /**
@@ -30,7 +33,7 @@ import static dev.ledger.http.OpenApiText.REPLAYED;
  * 400s and 413, nothing reserved — and then the idempotent execution of the
  * business step ({@link IdempotentExecutor}), whose answer is sent as it was recorded, with
  * {@code Idempotent-Replayed}, {@code Retry-After} and {@code Preference-Applied} saying what kind of
- * answer it is.
+ * answer it is, and {@code Idempotency-Expires} on every recorded one.
  *
  * <p>The POSTs are Vert.x routes ({@code @Route}), not JAX-RS resources: their answers are recorded
  * bytes, which need no entity writer, and a replay, the most frequent retry, goes through no resource
@@ -94,6 +97,9 @@ public class IdempotentPosts {
             replayed = recorded.replayed();
             if (recorded.waited() != null) {
                 response.putHeader(PreferWait.APPLIED, PreferWait.applied(recorded.waited()));
+            }
+            if (recorded.response().expiresAt() != null) {
+                response.putHeader(EXPIRES, DateFormatter.format(Date.from(recorded.response().expiresAt())));
             }
         } else if (outcome instanceof Outcome.InFlight inFlight) {
             response.putHeader(RETRY_AFTER, Long.toString(inFlight.retryAfterSeconds()));

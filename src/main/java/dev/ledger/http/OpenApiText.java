@@ -26,6 +26,15 @@ public final class OpenApiText {
     public static final String REPLAYED = "Idempotent-Replayed";
     public static final String REPLAYED_TEXT = "`true` when this is the recorded answer of an earlier request with the same "
             + "key (absent on a first answer)";
+    public static final String EXPIRES = "Idempotency-Expires";
+    public static final String EXPIRES_TEXT = "When the key stops being remembered (an HTTP date, RFC 9110 IMF-fixdate): "
+            + "the same on the first answer and on every replay. On every answer recorded with the key, never on one that "
+            + "was not (409 `request-in-progress`, 422 `idempotency-key-reused`, 400s, 401, 503).";
+    /** RFC 9110's IMF-fixdate. */
+    public static final String HTTP_DATE_PATTERN = "^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} "
+            + "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$";
+    public static final String KEY_LOOKUP_TEXT = "The key as the POST sent it, bare and percent-encoded (a key sent "
+            + "quoted, `\"abc\"`, is looked up as `abc`; quotes in the path are not taken off, so they make it malformed)";
     public static final String ACCOUNT_ID = "The account's id (a UUID), as `openAccount` answered it";
     public static final String TRANSACTION_ID = "The transaction's id (a UUID), as `postTransaction` answered it";
     public static final String PREFER_TEXT = "RFC 7240. `wait=N`: if a request with this key is in flight, wait up to N "
@@ -33,7 +42,7 @@ public final class OpenApiText {
             + "replay, with `Preference-Applied: wait=N`, instead of 409 `request-in-progress`. If the original has not "
             + "finished by then, the answer is as without the preference; if it gave the key back (it failed), this "
             + "request executes. Waiting holds no thread and no database connection.";
-    /** The security scheme every /accounts operation requires. */
+    /** The security scheme every operation requires. */
     public static final String API_KEY = "bearerApiKey";
     public static final String API_KEY_TEXT = "Paste the API key alone, without the word Bearer: this is an HTTP bearer "
             + "scheme, so Swagger UI adds `Bearer ` itself (the header sent is `Authorization: Bearer ` followed by the key). "
@@ -66,12 +75,17 @@ public final class OpenApiText {
             `idempotency-key-reused`, 431, 500, 503): the key stays free and a retry executes afresh, at most once.
             - *Replay*: the recorded status, body, `Content-Type` and `Location`, byte for byte, plus \
             `Idempotent-Replayed: true`.
-            - *Retention*: a completed key replays its answer for at least 24 hours (`ledger.idempotency.retention`).
+            - *Retention*: a completed key replays its answer for at least 24 hours (`ledger.idempotency.retention`). \
+            Every recorded answer, the first and each replay, says until when in `Idempotency-Expires` (an HTTP date).
             - *Lease*: while a request is in flight its key is leased for 30 seconds (`ledger.idempotency.lease`); a \
             duplicate meanwhile gets 409 `request-in-progress` with `Retry-After` (the lease's remaining seconds, at \
             least 1). A lease outlives a crashed instance only until it expires. With `Prefer: wait=N` (RFC 7240, N \
             capped by `ledger.idempotency.max-wait`, 10 s by default) the duplicate instead waits up to N seconds for \
             the original's recorded answer and gets it as a replay, with `Preference-Applied: wait=N`.
+            - *Lookup*: `GET /idempotency-keys/{key}` says what became of one of the caller's keys: `completed` with \
+            the recorded answer's status and `Location`, or `in-flight` with the lease's end; 404 \
+            `idempotency-key-not-found` when the key is unknown or expired. It answers from PostgreSQL while Redis is \
+            down (a key in flight is then not seen).
             - *503*: a 503 `service-unavailable` means the request may or may not have been applied. Retry with the \
             same key: it is applied at most once, and the retry answers with the outcome.
 

@@ -13,6 +13,7 @@ import java.util.List;
 public record IdempotencyKey(String value) {
     public static final String HEADER = "Idempotency-Key";
     public static final int MAX_LENGTH = 255;
+    private static final String QUOTE_IT = "; quote the key as a structured-field string";
 
     /**
      * Parses the header's values (a request may repeat a header). Throws the 400 problem
@@ -27,14 +28,7 @@ public record IdempotencyKey(String value) {
             throw invalid("send exactly one Idempotency-Key header");
         }
         String raw = headerValues.get(0).strip();
-        String key = raw.startsWith("\"") ? unquote(raw) : bare(raw);
-        if (key.isEmpty()) {
-            throw invalid("the key is empty");
-        }
-        if (key.length() > MAX_LENGTH) {
-            throw invalid("the key is longer than " + MAX_LENGTH + " characters");
-        }
-        return new IdempotencyKey(key);
+        return sized(raw.startsWith("\"") ? unquote(raw) : bare(raw, QUOTE_IT));
     }
 
     /**
@@ -45,7 +39,18 @@ public record IdempotencyKey(String value) {
         if (value == null) {
             throw new ProblemException(ProblemType.IDEMPOTENCY_KEY_MISSING, "Every command needs a " + name);
         }
-        String key = bare(value);
+        return sized(bare(value, QUOTE_IT));
+    }
+
+    /**
+     * The key a lookup's path names ({@code GET /idempotency-keys/{key}}, percent-decoded): the bare form, as
+     * {@link #parseBare}; quotes are not taken off, so {@code "abc"} is malformed. Throws {@code idempotency-key-invalid}.
+     */
+    public static IdempotencyKey inPath(String value) {
+        return sized(bare(value, "; the path holds the key itself, without the quotes a header may put around it"));
+    }
+
+    private static IdempotencyKey sized(String key) {
         if (key.isEmpty()) {
             throw invalid("the key is empty");
         }
@@ -55,14 +60,15 @@ public record IdempotencyKey(String value) {
         return new IdempotencyKey(key);
     }
 
-    private static String bare(String raw) {
+    /** {@code quoteHint}: what a key with a '"' should have been sent as. */
+    private static String bare(String raw, String quoteHint) {
         for (int i = 0; i < raw.length(); i++) {
             char c = raw.charAt(i);
             if (c < 0x21 || c > 0x7E) {
                 throw invalid("the key must be visible ASCII characters (0x21-0x7E)");
             }
             if (c == '"') {
-                throw invalid("a bare key cannot contain '\"'; quote the key as a structured-field string");
+                throw invalid("a bare key cannot contain '\"'" + quoteHint);
             }
         }
         return raw;

@@ -4,8 +4,8 @@ import io.smallrye.mutiny.Uni;
 
 /**
  * The fast path of idempotency, as the engine ({@link IdempotentExecutor}) sees it: reserve a key for
- * an owner, complete it with the recorded answer, or release it, each one atomic call, and look
- * whether a key is still in flight. A store may forget anything at any time; Postgres decides. Every
+ * an owner, complete it with the recorded answer (and until when the key keeps it), or release it, each one
+ * atomic call, and look whether a key is still in flight. A store may forget anything at any time; Postgres decides. Every
  * write is fenced by the owner token: it changes a key only while that owner holds it (or the key is
  * free), never over another owner's state.
  *
@@ -30,6 +30,9 @@ public interface IdempotencyStore {
     /** Frees the key if {@code owner} still holds it, so that a retry executes afresh. */
     Uni<Boolean> release(IdempotentRequest request, String owner);
 
-    /** Whether the key ({@link IdempotentRequest#keyId}) is still held by an in-flight request (false when completed or free). */
-    Uni<Boolean> inFlight(String keyId);
+    /**
+     * The key ({@link IdempotentRequest#keyId}) while an in-flight request holds it; null when it is completed or free.
+     * A reservation keeps the request's path and time for this (one more field or two in the call that makes it).
+     */
+    Uni<InFlightKey> inFlight(String keyId);
 }

@@ -121,8 +121,7 @@ public class IdempotentExecutor {
                                         DurableOperation operation, Duration waited) {
         String owner = reservation.owner();
         OffsetDateTime expiresAt = OffsetDateTime.now(ZoneOffset.UTC).plus(config.idempotency().retention());
-        DurableRecord record = new DurableRecord(request.client(), request.keyHash(),
-                request.fingerprint().bytes(), expiresAt);
+        DurableRecord record = DurableRecord.of(request, expiresAt);
         return Uni.createFrom().deferred(() -> operation.execute(record))
                 // Nothing known to be committed: free the key so that a retry executes afresh.
                 // (If the commit did land, the retry finds the durable record and replays it.)

@@ -119,8 +119,8 @@ public class KeyWaiters {
             }
             listen();
             for (String key : waiting.keySet()) {
-                store.inFlight(key).subscribe().with(inFlight -> {
-                    if (!inFlight) {
+                store.inFlight(key).subscribe().with(held -> {
+                    if (held == null) {
                         wake(key, wokenByRecheck);
                     }
                 }, failure -> {

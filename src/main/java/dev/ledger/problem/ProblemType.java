@@ -8,6 +8,7 @@ public enum ProblemType {
     UNAUTHORIZED(401, "unauthorized", "Unauthorized"),
     ACCOUNT_NOT_FOUND(404, "account-not-found", "Account not found"),
     TRANSACTION_NOT_FOUND(404, "transaction-not-found", "Transaction not found"),
+    IDEMPOTENCY_KEY_NOT_FOUND(404, "idempotency-key-not-found", "Idempotency key not found"),
     NOT_FOUND(404, "not-found", "Not found"),
     METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed"),
     NOT_ACCEPTABLE(406, "not-acceptable", "Not acceptable"),

@@ -2,6 +2,7 @@ package dev.ledger.redis;
 
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.idempotency.IdempotencyStore;
+import dev.ledger.idempotency.InFlightKey;
 import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.idempotency.RecordedResponse;
 import dev.ledger.idempotency.Reservation;
@@ -11,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Typed;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -62,7 +64,8 @@ public class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Uni<Reservation> reserve(IdempotentRequest request, String owner) {
-        return redis.run(reserve, key(request), request.fingerprint().hex(), owner, Long.toString(leaseMillis))
+        return redis.run(reserve, key(request), request.fingerprint().hex(), owner, Long.toString(leaseMillis),
+                        request.path(), Long.toString(System.currentTimeMillis()))
                 .map(reply -> decode(strings(reply), owner));
     }
 
@@ -71,7 +74,8 @@ public class RedisIdempotencyStore implements IdempotencyStore {
         return redis.settle(complete, key(request), owner, request.fingerprint().hex(), Long.toString(retentionMillis),
                         Integer.toString(response.status()), response.contentType(),
                         response.location() == null ? "" : response.location(),
-                        new String(response.body(), StandardCharsets.UTF_8), SETTLED_CHANNEL)
+                        new String(response.body(), StandardCharsets.UTF_8), SETTLED_CHANNEL,
+                        response.expiresAt() == null ? "" : Long.toString(response.expiresAt().toEpochMilli()))
                 .map(reply -> reply.toInteger() == 1);
     }
 
@@ -81,8 +85,19 @@ public class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public Uni<Boolean> inFlight(String keyId) {
-        return redis.run(state, key(keyId)).map(reply -> reply != null && "PROCESSING".equals(reply.toString()));
+    public Uni<InFlightKey> inFlight(String keyId) {
+        return redis.run(state, key(keyId)).map(reply -> reply == null ? null : held(strings(reply), System.currentTimeMillis()));
+    }
+
+    /** The state script's reply for a key that exists, its elements as strings; see {@code redis/state.lua}. */
+    static InFlightKey held(List<String> reply, long now) {
+        if (!"PROCESSING".equals(reply.get(0))) {
+            return null;
+        }
+        // PTTL answers -1 for a key without expiry: never the case for a lease; treat as ending now
+        long leaseEnd = now + Math.max(0, Long.parseLong(reply.get(1)));
+        return new InFlightKey(reply.get(2).isEmpty() ? null : reply.get(2),
+                reply.get(3).isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(reply.get(3))), Instant.ofEpochMilli(leaseEnd));
     }
 
     /** The reserve script's reply, its elements as strings (nil as null); see {@code redis/reserve.lua}. */
@@ -94,12 +109,15 @@ public class RedisIdempotencyStore implements IdempotencyStore {
             case "ACQUIRED":
                 return new Reservation.Acquired(owner);
             case "COMPLETED":
-                if (reply.size() != 5) {
-                    throw new IllegalArgumentException("COMPLETED needs 4 fields, got " + (reply.size() - 1));
+                if (reply.size() != 6) {
+                    throw new IllegalArgumentException("COMPLETED needs 5 fields, got " + (reply.size() - 1));
                 }
                 String location = reply.get(3) == null || reply.get(3).isEmpty() ? null : reply.get(3);
+                // a key the previous version completed has no expiry kept: its replay goes without one
+                String keptUntil = reply.get(5);
                 return new Reservation.Completed(new RecordedResponse(Integer.parseInt(reply.get(1)), reply.get(2), location,
-                        reply.get(4).getBytes(StandardCharsets.UTF_8)));
+                        reply.get(4).getBytes(StandardCharsets.UTF_8),
+                        keptUntil == null || keptUntil.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(keptUntil))));
             case "IN_PROGRESS":
                 // PTTL answers -1 for a key without expiry: never the case for a lease; treat as 0
                 return new Reservation.InProgress(Math.max(0, Long.parseLong(reply.get(1))));

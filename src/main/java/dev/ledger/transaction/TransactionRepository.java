@@ -22,7 +22,9 @@ import java.util.UUID;
 @ApplicationScoped
 public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry, UUID> {
     private static final String POST =
-            "SELECT * FROM ledger_post_transaction_checked($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+            "SELECT * FROM ledger_post_transaction_checked($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+
+    private static final String ACCOUNT_OF = "SELECT account_id FROM ledger_entries WHERE id = $1";
 
     private final Postgres postgres;
 
@@ -40,8 +42,14 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
         return postgres.bounded(() -> find("id = ?1 and accountId = ?2", id, accountId).firstResult());
     }
 
+    /** The account of the ledger entry {@code id}; null when there is none. */
+    public Uni<UUID> accountOf(UUID id) {
+        return postgres.query(ACCOUNT_OF, Tuple.of(id))
+                .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getUUID(0));
+    }
+
     /**
-     * Inserts the idempotency record, applies the sequence-checked update and the ledger entry (and an
+     * Inserts the idempotency record (with the request's path), applies the sequence-checked update and the ledger entry (and an
      * outbox event, with the current trace, for each of {@code eventDestinations}), all in one statement; or returns what the
      * record already holds. A null account id finds no account.
      */
@@ -51,7 +59,7 @@ public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry,
         Tuple args = Tuple.from(Arrays.asList(record.client(), Buffer.buffer(record.keyHash()),
                 Buffer.buffer(record.fingerprint()), record.expiresAt(), accountId, entryId,
                 request.type().name(), request.amount(), request.sequence(), request.reference(), eventDestinations,
-                TraceParent.current()));
+                TraceParent.current(), record.path()));
         return postgres.query(POST, args)
                 .map(rows -> rows.iterator().next());
     }

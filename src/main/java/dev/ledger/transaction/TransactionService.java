@@ -50,9 +50,7 @@ public class TransactionService {
                         outbox.written();
                     }
                 })
-                .map(row -> row.getBoolean("same_request")
-                        ? DurableOutcome.answered(row.getBoolean("replayed"), render(row, request))
-                        : DurableOutcome.otherRequest());
+                .map(row -> DurableOutcome.of(row, answer -> render(answer, request)));
     }
 
     /** The answer of an outcome row; for a replay the row holds the stored data, so the bytes are the original's. */
@@ -61,7 +59,7 @@ public class TransactionService {
         switch (outcome) {
             case "APPLIED":
                 TransactionView view = TransactionView.of(row);
-                return recorder.created(view, "/accounts/" + view.accountId() + "/transactions/" + view.id());
+                return recorder.created(view, location(view.accountId(), view.id()));
             case "ACCOUNT_NOT_FOUND":
                 return recorder.problem(AccountService.notFound().problem());
             case "STALE_SEQUENCE":
@@ -83,6 +81,11 @@ public class TransactionService {
             default:
                 throw new IllegalStateException("Unknown outcome " + outcome);
         }
+    }
+
+    /** An applied transaction's {@code Location}. */
+    static String location(UUID accountId, UUID id) {
+        return "/accounts/" + accountId + "/transactions/" + id;
     }
 
     @WithSession

@@ -30,8 +30,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static dev.ledger.testing.LedgerApi.EXPIRES;
 import static dev.ledger.testing.LedgerApi.balance;
 import static dev.ledger.testing.LedgerApi.entryCount;
+import static dev.ledger.testing.LedgerApi.keyExpiry;
+import static dev.ledger.testing.LedgerApi.lookup;
 import static dev.ledger.testing.LedgerApi.newAccount;
 import static dev.ledger.testing.LedgerApi.newKey;
 import static dev.ledger.testing.LedgerApi.postTransaction;
@@ -41,6 +44,7 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -128,6 +132,34 @@ class RedisFailureTest {
         assertEquals(250, balance(account)); // GETs never need Redis
         given().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
                 .body("checks.data." + store().readinessName(), hasItem("DOWN"));
+    }
+
+    @Test
+    void looksKeysUpFromPostgresWhileTheStoreIsDown() {
+        String account = newAccount();
+        String before = newKey();
+        Response applied = postTransaction(account, before, transaction("CREDIT", 30, 1));
+        storeProxy().cut();
+        String during = newKey();
+        Response bypassed = postTransaction(account, during, transaction("DEBIT", 31, 2));
+        assertEquals(422, bypassed.statusCode(), bypassed.asString());
+        Response replayed = postTransaction(account, during, transaction("DEBIT", 31, 2));
+        assertEquals("true", replayed.header("Idempotent-Replayed"));
+        assertNotNull(keyExpiry(bypassed), "a recorded answer through PostgreSQL alone says when its key expires");
+        assertEquals(bypassed.header(EXPIRES), replayed.header(EXPIRES));
+
+        for (Response[] first : new Response[][]{{applied, lookup(before)}, {bypassed, lookup(during)}}) {
+            Response found = first[1];
+            assertEquals(200, found.statusCode(), found.asString());
+            assertEquals("completed", found.path("state"));
+            assertEquals(first[0].statusCode(), (int) found.path("status"));
+            assertEquals(first[0].header("Location"), found.path("location"));
+        }
+        // with the store away, a key with no record is unknown (docs/api.md, "Decisions where the contract is silent")
+        Response unknown = lookup(newKey());
+        assertEquals(404, unknown.statusCode(), unknown.asString());
+        assertEquals("/problems/idempotency-key-not-found", unknown.path("type"));
+        System.out.printf("[lookup-store-down] lookups 3: completed 2 (201 and 422, from PostgreSQL), unknown 1 (404)%n");
     }
 
     @Test

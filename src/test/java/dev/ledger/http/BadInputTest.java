@@ -354,5 +354,7 @@ class BadInputTest {
                 .contentType("application/problem+json").header("Allow", "GET, HEAD");
         given().when().delete("/accounts/" + UUID.randomUUID() + "/transactions/" + UUID.randomUUID()).then()
                 .statusCode(405).contentType("application/problem+json").header("Allow", "GET, HEAD");
+        given().when().post("/idempotency-keys/some-key").then().statusCode(405)
+                .contentType("application/problem+json").header("Allow", "GET, HEAD");
     }
 }

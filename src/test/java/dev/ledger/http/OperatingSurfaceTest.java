@@ -156,6 +156,7 @@ class OperatingSurfaceTest {
         assertEquals("postTransaction", api.getString("paths.'/accounts/{id}/transactions'.post.operationId"));
         assertEquals("listTransactions", api.getString("paths.'/accounts/{id}/transactions'.get.operationId"));
         assertEquals("getTransaction", api.getString("paths.'/accounts/{id}/transactions/{txId}'.get.operationId"));
+        assertEquals("getIdempotencyKey", api.getString("paths.'/idempotency-keys/{key}'.get.operationId"));
     }
 
     @Test
@@ -185,6 +186,18 @@ class OperatingSurfaceTest {
         assertFalse(metrics.contains(account), "an account id is in /q/metrics");
         assertTrue(metrics.matches("(?s).*http_server_requests_seconds_count\\{method=\"POST\",outcome=\"SUCCESS\",status=\"201\",uri=\"/accounts/\\{id}/transactions\"}.*"), metrics);
         assertTrue(metrics.contains("status=\"422\",uri=\"/accounts/{id}/transactions\""), "no templated 422 series");
+    }
+
+    @Test
+    void lookupMetricsNameThePathTemplateNotTheKey() {
+        String key = LedgerApi.newKey();
+        LedgerApi.openAccount(key, "EUR").then().statusCode(201);
+        LedgerApi.lookup(key).then().statusCode(200);
+        String unknown = LedgerApi.newKey();
+        LedgerApi.lookup(unknown).then().statusCode(404);
+        String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertFalse(metrics.contains(key) || metrics.contains(unknown), "an idempotency key is in /q/metrics");
+        assertTrue(metrics.contains("status=\"200\",uri=\"/idempotency-keys/{key}\""), "no templated lookup series");
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class IdempotencyKeyTest {
 
@@ -45,6 +46,18 @@ class IdempotencyKeyTest {
         assertEquals("\"".repeat(255), parse("\"" + "\\\"".repeat(255) + "\""));
         assertEquals(ProblemType.IDEMPOTENCY_KEY_INVALID, rejection(List.of("k".repeat(256))));
         assertEquals(ProblemType.IDEMPOTENCY_KEY_INVALID, rejection(List.of("\"" + "k".repeat(256) + "\"")));
+    }
+
+    /** A lookup's path holds the bare key: its quotes are the key's own characters, which a bare key cannot have. */
+    @Test
+    void aKeyInAPathIsBareAndKeepsItsQuotes() {
+        assertEquals("order-8812/?#%", IdempotencyKey.inPath("order-8812/?#%").value());
+        for (String malformed : new String[]{"\"abc\"", "", "a b", "caf\u00e9", "k".repeat(256)}) {
+            ProblemException refused = assertThrows(ProblemException.class, () -> IdempotencyKey.inPath(malformed), malformed);
+            assertEquals(ProblemType.IDEMPOTENCY_KEY_INVALID, refused.problem().type(), malformed);
+        }
+        String detail = assertThrows(ProblemException.class, () -> IdempotencyKey.inPath("\"abc\"")).problem().getDetail();
+        assertTrue(detail.contains("without the quotes"), detail);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.ledger.idempotency;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.testing.AccountLock;
 import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.FastPathStore;
 import dev.ledger.testing.Metrics;
@@ -12,20 +13,36 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import javax.sql.DataSource;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
+import static dev.ledger.testing.LedgerApi.EXPIRES;
 import static dev.ledger.testing.LedgerApi.balance;
 import static dev.ledger.testing.LedgerApi.credit;
 import static dev.ledger.testing.LedgerApi.entryCount;
+import static dev.ledger.testing.LedgerApi.keyExpiry;
+import static dev.ledger.testing.LedgerApi.lookup;
 import static dev.ledger.testing.LedgerApi.newAccount;
 import static dev.ledger.testing.LedgerApi.newKey;
 import static dev.ledger.testing.LedgerApi.openAccount;
 import static dev.ledger.testing.LedgerApi.post;
 import static dev.ledger.testing.LedgerApi.postTransaction;
+import static dev.ledger.testing.LedgerApi.postTransactionAsync;
 import static dev.ledger.testing.LedgerApi.transaction;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,8 +52,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 class IdempotencyTest {
+    private static final Duration RETENTION = Duration.ofHours(24);
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
     @Inject
     RedisDataSource redis;
+
+    @Inject
+    DataSource dataSource;
 
     /** The store under test. */
     FastPathStore store() {
@@ -61,6 +84,8 @@ class IdempotencyTest {
         assertEquals(first.asString(), replay.asString());
         assertEquals(first.header("Location"), replay.header("Location"));
         assertEquals(first.header("Content-Type"), replay.header("Content-Type"));
+        assertKeptForTheRetention(first);
+        assertEquals(first.header(EXPIRES), replay.header(EXPIRES));
         assertEquals(700, balance(account));
         assertEquals(1, entryCount(account));
     }
@@ -88,6 +113,8 @@ class IdempotencyTest {
             assertEquals("true", replay.header("Idempotent-Replayed"));
             assertEquals("application/problem+json", replay.contentType());
             assertEquals(original.asString(), replay.asString());
+            assertKeptForTheRetention(original);
+            assertEquals(original.header(EXPIRES), replay.header(EXPIRES));
         }
         assertEquals(100_100, balance(account));
     }
@@ -132,6 +159,7 @@ class IdempotencyTest {
         assertEquals(422, otherBody.statusCode());
         assertEquals("/problems/idempotency-key-reused", otherBody.path("type"));
         assertNull(otherBody.header("Idempotent-Replayed"));
+        assertNull(otherBody.header(EXPIRES), "an answer nothing was recorded for says no expiry");
         Response otherPath = post("/accounts", key, "{\"currency\":\"EUR\"}");
         assertEquals(422, otherPath.statusCode());
         assertEquals(5, balance(account));
@@ -153,9 +181,11 @@ class IdempotencyTest {
         assertEquals("/problems/request-in-progress", duplicate.path("type"));
         long retryAfter = Long.parseLong(duplicate.header("Retry-After"));
         assertTrue(retryAfter >= 1 && retryAfter <= 20, "Retry-After " + retryAfter);
+        assertNull(duplicate.header(EXPIRES), "an answer nothing was recorded for says no expiry");
 
         Response otherRequest = post("/accounts", key, "{\"currency\":\"EUR\"}");
         assertEquals(422, otherRequest.statusCode());
+        assertNull(otherRequest.header(EXPIRES));
 
         // Not recorded: once the holder lets go (crash, release), the key executes afresh.
         store().forget(inFlight.keyId());
@@ -188,6 +218,8 @@ class IdempotencyTest {
             assertEquals(pair[0].asString(), pair[1].asString());
             assertEquals(pair[0].header("Location"), pair[1].header("Location"));
             assertEquals(pair[0].contentType(), pair[1].contentType());
+            assertKeptForTheRetention(pair[0]);
+            assertEquals(pair[0].header(EXPIRES), pair[1].header(EXPIRES), "the record's expiry, as the first answer said it");
         }
         assertEquals(300, balance(account));
         assertEquals(1, entryCount(account));
@@ -196,6 +228,7 @@ class IdempotencyTest {
         Response again = postTransaction(account, applied, transaction("CREDIT", 300, 1));
         assertEquals(appliedFirst.asString(), again.asString());
         assertEquals("true", again.header("Idempotent-Replayed"));
+        assertEquals(appliedFirst.header(EXPIRES), again.header(EXPIRES), "the store refilled with the record's expiry");
         http.assertChanged(Map.of("replayed-postgres", 3.0, "replayed-store", 1.0));
     }
 
@@ -236,6 +269,119 @@ class IdempotencyTest {
         Response original = postTransaction(account, key, transaction("CREDIT", 300, 1));
         assertEquals(201, original.statusCode());
         assertEquals("true", original.header("Idempotent-Replayed"));
+    }
+
+    /** The first answer's {@code Idempotency-Expires}: the retention from about now (to the second, as an HTTP date). */
+    private static void assertKeptForTheRetention(Response first) {
+        Instant expires = keyExpiry(first);
+        assertNotNull(expires, "no " + EXPIRES + " on a recorded answer");
+        Instant expected = Instant.now().plus(RETENTION);
+        assertTrue(expires.isAfter(expected.minusSeconds(60)) && !expires.isAfter(expected),
+                EXPIRES + " " + expires + ", retention from now " + expected);
+    }
+
+    @Test
+    void looksUpCompletedKeysWithTheirRecordedAnswer() {
+        Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        String account = newAccount();
+        String applied = newKey();
+        String refused = newKey();
+        String opened = newKey();
+        String payments = "/accounts/" + account + "/transactions";
+        Map<String, Response> firsts = Map.of(
+                applied, postTransaction(account, applied, transaction("CREDIT", 40, 1)),
+                refused, postTransaction(account, refused, transaction("DEBIT", 41, 2)),
+                opened, openAccount(opened, "NOK"));
+        Map<String, String> paths = Map.of(applied, payments, refused, payments, opened, "/accounts");
+        assertEquals(422, firsts.get(refused).statusCode());
+        for (boolean forgotten : new boolean[]{false, true}) {
+            if (forgotten) {
+                flushStore(); // the lookup reads the durable record, whatever the store holds
+            }
+            firsts.forEach((key, first) -> {
+                Response found = lookup(key);
+                assertEquals(200, found.statusCode(), found.asString());
+                assertEquals(key, found.path("key"));
+                assertEquals("completed", found.path("state"));
+                assertEquals("POST", found.path("method"));
+                assertEquals(paths.get(key), found.path("path"));
+                assertEquals(first.statusCode(), (int) found.path("status"));
+                assertEquals(first.header("Location"), found.path("location"), "the recorded Location, or null");
+                Instant created = Instant.parse(found.path("createdAt"));
+                assertTrue(!created.isBefore(start) && !created.isAfter(Instant.now()), "createdAt " + created);
+                assertEquals(keyExpiry(first), Instant.parse(found.<String>path("expiresAt")).truncatedTo(ChronoUnit.SECONDS),
+                        "expiresAt is what Idempotency-Expires said");
+            });
+        }
+    }
+
+    @Test
+    void looksUpAKeyInFlightWithItsLeasesEnd() throws Exception {
+        String account = newAccount();
+        String key = newKey();
+        CompletableFuture<HttpResponse<String>> original;
+        Instant asked;
+        Response held;
+        try (AccountLock lock = AccountLock.hold(account)) {
+            original = postTransactionAsync(account, key, transaction("CREDIT", 7, 1), null);
+            // reserved in the store, then blocked on the account's row: in flight, with nothing committed
+            await().atMost(Duration.ofSeconds(20)).until(() -> lock.waiters() == 1);
+            asked = Instant.now();
+            held = lookup(key);
+        }
+        assertEquals(200, held.statusCode(), held.asString());
+        assertEquals("in-flight", held.path("state"));
+        assertEquals("POST", held.path("method"));
+        assertEquals("/accounts/" + account + "/transactions", held.path("path"));
+        assertNull(held.path("status"));
+        assertNull(held.path("location"));
+        Instant leaseEnd = Instant.parse(held.path("expiresAt"));
+        assertTrue(leaseEnd.isAfter(asked) && !leaseEnd.isAfter(asked.plus(LEASE)), "the lease's end " + leaseEnd + ", asked at " + asked);
+        assertTrue(!Instant.parse(held.<String>path("createdAt")).isAfter(asked), "reserved before it was looked up");
+
+        HttpResponse<String> done = original.get(30, TimeUnit.SECONDS);
+        assertEquals(201, done.statusCode(), done.body());
+        Response completed = lookup(key);
+        assertEquals("completed", completed.path("state"));
+        assertEquals(201, (int) completed.path("status"));
+        assertEquals(done.headers().firstValue("Location").orElseThrow(), completed.path("location"));
+    }
+
+    @Test
+    void anExpiredKeyIsNotFound() throws Exception {
+        String key = newKey();
+        Response opened = openAccount(key, "DKK");
+        assertEquals(200, lookup(key).statusCode());
+        try (Connection db = dataSource.getConnection();
+             PreparedStatement expire = db.prepareStatement(
+                     "UPDATE idempotency_records SET expires_at = now() - interval '1 second' WHERE resource_id = ?")) {
+            expire.setObject(1, UUID.fromString(opened.path("id")));
+            assertEquals(1, expire.executeUpdate());
+        }
+        // not purged yet, and still in the store: expired all the same
+        Response expired = lookup(key);
+        assertEquals(404, expired.statusCode(), expired.asString());
+        assertEquals("/problems/idempotency-key-not-found", expired.path("type"));
+        assertEquals(lookup(newKey()).asString(), expired.asString(), "the same answer as a key never used");
+    }
+
+    @Test
+    void looksUpAKeyOfEveryVisibleCharacterAndRefusesMalformedOnes() {
+        // '/', '?', '#', '%' and '+' mean something in a URL: percent-encoded, they are the key's own characters
+        String key = "k/?#%+&;=:@!$'()*,[]{}|\\^`~<>" + UUID.randomUUID();
+        assertEquals(201, openAccount(key, "ISK").statusCode());
+        Response found = lookup(key);
+        assertEquals(200, found.statusCode(), found.asString());
+        assertEquals(key, found.path("key"));
+
+        for (String malformed : new String[]{"%22abc%22", "a%20b", "%C3%A9", "x".repeat(256)}) {
+            Response refused = ApiClient.DEV.lookupPath(malformed);
+            assertEquals(400, refused.statusCode(), malformed + ": " + refused.asString());
+            assertEquals("/problems/idempotency-key-invalid", refused.path("type"), malformed);
+        }
+        Response unknown = lookup(newKey());
+        assertEquals(404, unknown.statusCode());
+        assertEquals("/problems/idempotency-key-not-found", unknown.path("type"));
     }
 
     @Test

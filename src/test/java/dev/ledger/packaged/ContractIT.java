@@ -9,9 +9,13 @@ import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 
+import static dev.ledger.testing.LedgerApi.EXPIRES;
+import static dev.ledger.testing.LedgerApi.keyExpiry;
 import static dev.ledger.testing.LedgerApi.transaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -134,6 +138,28 @@ class ContractIT {
         assertProblem(PackagedAppConfig.OTHER_CLIENT.postTransaction(id, ApiClient.newKey(), transaction("CREDIT", 1, 1)),
                 404, "account-not-found");
         assertEquals(0, CLIENT.balance(id));
+    }
+
+    @Test
+    void looksKeysUpAndSaysWhenTheyExpire() {
+        String key = ApiClient.newKey();
+        Response opened = CLIENT.openAccount(key, "EUR");
+        Instant expires = keyExpiry(opened);
+        assertNotNull(expires, "no Idempotency-Expires on a recorded answer");
+        assertEquals(opened.header(EXPIRES), CLIENT.openAccount(key, "EUR").header(EXPIRES), "the replay's");
+
+        Response found = CLIENT.lookup(key);
+        assertEquals(200, found.statusCode(), found.asString());
+        assertTrue(found.contentType().startsWith("application/json"), found.contentType());
+        assertEquals(Map.of("key", key, "state", "completed", "method", "POST", "path", "/accounts", "status", 201,
+                        "location", "/accounts/" + opened.path("id")),
+                Map.of("key", found.path("key"), "state", found.path("state"), "method", found.path("method"),
+                        "path", found.path("path"), "status", found.path("status"), "location", found.path("location")));
+        assertEquals(expires, Instant.parse(found.<String>path("expiresAt")).truncatedTo(ChronoUnit.SECONDS));
+        assertNotNull(found.path("createdAt"));
+
+        assertProblem(PackagedAppConfig.OTHER_CLIENT.lookup(key), 404, "idempotency-key-not-found");
+        assertProblem(CLIENT.lookupPath("%22" + key + "%22"), 400, "idempotency-key-invalid");
     }
 
     @Test

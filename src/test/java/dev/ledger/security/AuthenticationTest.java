@@ -90,6 +90,7 @@ class AuthenticationTest {
                 .body(transaction("CREDIT", 1, 99)).post("/accounts/" + account + "/transactions"));
         endpoints.put("GET /accounts/{id}/transactions", r -> r.get("/accounts/" + account + "/transactions"));
         endpoints.put("GET /accounts/{id}/transactions/{txId}", r -> r.get("/accounts/" + account + "/transactions/" + transactionId));
+        endpoints.put("GET /idempotency-keys/{key}", r -> r.get("/idempotency-keys/" + newKey()));
         endpoints.put("GET unknown path", r -> r.get("/nowhere"));
         endpoints.put("DELETE /accounts", r -> r.delete("/accounts"));
         endpoints.put("GET /", r -> r.get("/"));
@@ -107,7 +108,7 @@ class AuthenticationTest {
                 refusals++;
             }
         }
-        assertEquals(13 * 8, refusals);
+        assertEquals(13 * 9, refusals);
         // nothing changed
         assertEquals(100, DEV.balance(account));
         assertEquals(1, DEV.entryCount(account));

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Two clients, every endpoint, every idempotency path (new, replay, replay after Redis forgot,
- * in flight, mismatch), in both directions. Each case states what the other client must get; a
+ * in flight, mismatch) and the key's lookup, in both directions. Each case states what the other client must get; a
  * leak is any answer that differs: seeing the owner's account, data or recorded answer, or being
  * blocked by the owner's key. The owner's data must stay as it was. Every test asserts zero leaks.
  */
@@ -262,6 +262,50 @@ class CrossTenantTest {
         Response ownerTx = owner.postTransaction(account, txKey, txBody);
         check("released (transaction): the owner applies", ownerTx.statusCode() == 201 && fresh(ownerTx)
                 && owner.balance(account) == 10, ownerTx);
+    }
+
+    /** A lookup of the owner's key by the stranger: what the stranger gets for a key nobody used. */
+    private boolean isUnknownKey(ApiClient stranger, Response lookup) {
+        Response unknown = stranger.lookup(newKey());
+        return lookup.statusCode() == 404 && "/problems/idempotency-key-not-found".equals(lookup.path("type"))
+                && lookup.asString().equals(unknown.asString());
+    }
+
+    @ParameterizedTest
+    @MethodSource("pairs")
+    void anotherClientsKeyDoesNotExistForALookup(ApiClient owner, ApiClient stranger) throws Exception {
+        String account = owner.newAccount();
+        String completed = newKey();
+        Response credit = owner.postTransaction(account, completed, transaction("CREDIT", 60, 1));
+        String refused = newKey();
+        owner.postTransaction(account, refused, transaction("DEBIT", 61, 2));
+        String inFlight = newKey();
+        String held = holdInFlight(owner, inFlight, "/accounts", "{\"currency\":\"CHF\"}");
+
+        for (String key : List.of(completed, refused, inFlight)) {
+            Response own = owner.lookup(key);
+            check("lookup: the owner finds its own key (control)", own.statusCode() == 200, own);
+            Response strangers = stranger.lookup(key);
+            check("lookup: the owner's key does not exist for the stranger", isUnknownKey(stranger, strangers)
+                    && !mentions(strangers, account, credit.path("id")), strangers);
+        }
+        check("lookup: the owner's key is in flight (control)", "in-flight".equals(owner.lookup(inFlight).path("state")),
+                owner.lookup(inFlight));
+
+        redis.execute("FLUSHDB"); // from PostgreSQL alone, the same
+        Response durable = stranger.lookup(completed);
+        check("lookup from PostgreSQL: the owner's key does not exist for the stranger", isUnknownKey(stranger, durable), durable);
+
+        // the same key used by the stranger is the stranger's own key, with its own answer
+        Response strangerFirst = stranger.postTransaction(account, completed, transaction("CREDIT", 60, 1));
+        Response strangers = stranger.lookup(completed);
+        check("lookup: the stranger's use of the key is its own (404 recorded, no Location)", strangerFirst.statusCode() == 404
+                && strangers.statusCode() == 200 && Integer.valueOf(404).equals(strangers.path("status"))
+                && strangers.path("location") == null, strangers);
+        Response owners = owner.lookup(completed);
+        check("lookup: the owner's key is still its 201", Integer.valueOf(201).equals(owners.path("status"))
+                && credit.header("Location").equals(owners.path("location")), owners);
+        redis.key().del(held);
     }
 
     @ParameterizedTest

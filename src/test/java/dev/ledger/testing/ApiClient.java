@@ -5,6 +5,7 @@ import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 
+import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
 /**
@@ -78,6 +79,29 @@ public final class ApiClient {
             throw new AssertionError("credit failed: " + response.statusCode() + " " + response.asString());
         }
         return response;
+    }
+
+    /** {@code GET /idempotency-keys/{key}}, the key percent-encoded (every character but letters, digits and {@code -._~}). */
+    public Response lookup(String key) {
+        return lookupPath(encode(key));
+    }
+
+    /** {@code GET /idempotency-keys/<segment>}, the segment sent as given. */
+    public Response lookupPath(String segment) {
+        return given().urlEncodingEnabled(false).when().get("/idempotency-keys/" + segment).andReturn();
+    }
+
+    private static String encode(String key) {
+        StringBuilder encoded = new StringBuilder();
+        for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
+            char c = (char) (b & 0xff);
+            if (Character.isLetterOrDigit(c) && c < 0x80 || "-._~".indexOf(c) >= 0) {
+                encoded.append(c);
+            } else {
+                encoded.append('%').append(String.format("%02X", b & 0xff));
+            }
+        }
+        return encoded.toString();
     }
 
     public Response account(String accountId) {

@@ -1,5 +1,6 @@
 package dev.ledger.testing;
 
+import dev.ledger.http.OpenApiText;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
@@ -9,7 +10,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Pattern;
 
 /**
  * Requests of the public HTTP API as the development client sends them ({@link ApiClient#DEV}, with
@@ -17,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class LedgerApi {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
+    public static final String EXPIRES = OpenApiText.EXPIRES;
+    private static final Pattern IMF_FIXDATE = Pattern.compile(OpenApiText.HTTP_DATE_PATTERN);
 
     private LedgerApi() {
     }
@@ -72,6 +78,26 @@ public final class LedgerApi {
     /** Credits an account with a fresh key; fails the test unless applied. */
     public static void credit(String accountId, long amount, long sequence) {
         ApiClient.DEV.credit(accountId, amount, sequence);
+    }
+
+    /** {@code GET /idempotency-keys/{key}} of the development client. */
+    public static Response lookup(String key) {
+        return ApiClient.DEV.lookup(key);
+    }
+
+    /**
+     * The instant an answer's {@code Idempotency-Expires} names, checked to be an IMF-fixdate (RFC 9110); null when
+     * the answer has none.
+     */
+    public static Instant keyExpiry(Response answer) {
+        String date = answer.header(EXPIRES);
+        if (date == null) {
+            return null;
+        }
+        if (!IMF_FIXDATE.matcher(date).matches()) {
+            throw new AssertionError(EXPIRES + " is not an IMF-fixdate: " + date);
+        }
+        return Instant.from(DateTimeFormatter.RFC_1123_DATE_TIME.parse(date));
     }
 
     public static Response account(String accountId) {
