@@ -23,7 +23,12 @@ public class AllowedMethods {
             "/accounts", Set.of(HttpMethod.POST),
             "/accounts/:id", READ,
             "/accounts/:id/transactions", Set.of(HttpMethod.POST, HttpMethod.GET, HttpMethod.HEAD),
-            "/accounts/:id/transactions/:txId", READ);
+            "/accounts/:id/transactions/:txId", READ,
+            "/transfers", Set.of(HttpMethod.POST),
+            "/transfers/:id", READ,
+            "/transfers/:id/post", Set.of(HttpMethod.POST),
+            "/transfers/:id/void", Set.of(HttpMethod.POST),
+            "/transfers/:id/reversals", Set.of(HttpMethod.POST));
 
     void register(@Observes Router router) {
         PATHS.forEach((path, allowed) -> allow(router, path, allowed));

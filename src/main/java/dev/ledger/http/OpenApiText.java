@@ -28,6 +28,7 @@ public final class OpenApiText {
             + "key (absent on a first answer)";
     public static final String ACCOUNT_ID = "The account's id (a UUID), as `openAccount` answered it";
     public static final String TRANSACTION_ID = "The transaction's id (a UUID), as `postTransaction` answered it";
+    public static final String TRANSFER_ID = "The transfer's id (a UUID), as `createTransfer` or `reverseTransfer` answered it";
     public static final String PREFER_TEXT = "RFC 7240. `wait=N`: if a request with this key is in flight, wait up to N "
             + "seconds (at most `ledger.idempotency.max-wait`, 10 by default) for its recorded answer and return it as a "
             + "replay, with `Preference-Applied: wait=N`, instead of 409 `request-in-progress`. If the original has not "
