@@ -5,11 +5,12 @@ import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import org.hibernate.annotations.Formula;
 
 import java.time.Instant;
 import java.util.UUID;
 
-/** An account row. Balances change only through the sequence-checked update in the migrations. */
+/** An account row. Balances and pending amounts change only through the ledger's functions in the migrations. */
 @Entity
 @Table(name = "accounts")
 public class Account extends PanacheEntityBase {
@@ -31,4 +32,15 @@ public class Account extends PanacheEntityBase {
 
     @Column(name = "created_at")
     public Instant createdAt;
+
+    /**
+     * The live holds' amounts this account would pay, minor units: the column less the holds past their
+     * expiry that the job has not released yet (a hold expires at its time, whoever looks).
+     */
+    @Formula("CASE WHEN pending_debits = 0 THEN 0 ELSE ledger_live_pending_debits(id, pending_debits) END")
+    public long pendingDebits;
+
+    /** The live holds' amounts this account would receive, as {@link #pendingDebits}. */
+    @Formula("CASE WHEN pending_credits = 0 THEN 0 ELSE ledger_live_pending_credits(id, pending_credits) END")
+    public long pendingCredits;
 }

@@ -13,10 +13,10 @@ import dev.ledger.tracing.TraceParent;
 import java.util.Arrays;
 import java.util.UUID;
 
-/** Queries on accounts: Panache for reads, one call of {@code ledger_open_account} for the open. */
+/** Queries on accounts: Panache for reads, one call of {@code ledger_open_account_checked_with_holds} for the open. */
 @ApplicationScoped
 public class AccountRepository implements PanacheRepositoryBase<Account, UUID> {
-    private static final String OPEN = "SELECT * FROM ledger_open_account_checked($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+    private static final String OPEN = "SELECT * FROM ledger_open_account_checked_with_holds($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 
     private final Postgres postgres;
     private final AccountReads reads;

@@ -38,8 +38,11 @@ public class AccountService {
 
     private RecordedResponse render(Row row) {
         UUID id = row.getUUID("account_id");
-        AccountView view = AccountView.opened(id, row.getString("currency"),
-                row.getOffsetDateTime("created_at").toInstant());
+        String currency = row.getString("currency");
+        java.time.Instant createdAt = row.getOffsetDateTime("created_at").toInstant();
+        // an open recorded before there were holds replays as it was answered, without their members
+        AccountView view = row.getBoolean("with_holds") ? AccountView.opened(id, currency, createdAt)
+                : AccountView.openedBeforeHolds(id, currency, createdAt);
         return recorder.created(view, location(id));
     }
 

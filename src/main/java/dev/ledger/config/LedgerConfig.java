@@ -35,6 +35,32 @@ public interface LedgerConfig {
         Duration timeout();
     }
 
+    Transfers transfers();
+
+    /** Transfers and holds (dev.ledger.transfer; docs/operations.md, "Expired holds"). */
+    interface Transfers {
+        Expiry expiry();
+
+        /**
+         * The job that releases holds past their expiry and writes their {@code transfer.expired} events, on every
+         * instance (several share the work: each skips the holds another holds). A hold is expired from its
+         * {@code expiresAt} whatever this job does; it only makes the release and its events follow soon.
+         */
+        interface Expiry {
+            /** How often the job runs. */
+            @WithDefault("1s")
+            String every();
+
+            /** Holds one transaction releases at most. */
+            @WithDefault("100")
+            int batchSize();
+
+            /** Batches one run releases at most; the rest waits for the next run. */
+            @WithDefault("20")
+            int maxBatches();
+        }
+    }
+
     /** What an instance does at start before it reports ready (dev.ledger.warmup.WarmUp). */
     interface WarmUp {
         /**

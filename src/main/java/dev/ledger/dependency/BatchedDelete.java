@@ -7,7 +7,7 @@ import org.jboss.logging.Logger;
 import java.util.function.Supplier;
 
 /**
- * Deletes in bounded batches: each batch is one short DELETE of at most {@code batchSize} rows, and a
+ * Deletes (or releases: {@code dev.ledger.transfer.HoldExpiry}) in bounded batches: each batch is one short DELETE of at most {@code batchSize} rows, and a
  * run stops when a batch comes back short or after {@code maxBatches}, so that a purge never holds many
  * locks or a long transaction; what is left waits for the next run.
  */
@@ -34,14 +34,22 @@ public final class BatchedDelete {
 
     /** A scheduled run of {@code purge}: logs what it removed, and a failure instead of failing (the next run tries again). */
     public static Uni<Void> logged(Uni<Result> purge, Logger log, String what) {
-        return purge
+        return logged(purge, log, "Purged", "Purge", what);
+    }
+
+    /**
+     * A scheduled run of {@code job}, which {@code done} (a past participle, "Released") {@code what} in batches:
+     * logs what it did, and a failure instead of failing (the next run tries again).
+     */
+    public static Uni<Void> logged(Uni<Result> job, Logger log, String done, String name, String what) {
+        return job
                 .invoke(result -> {
                     if (result.rows() > 0) {
-                        log.infof("Purged %d %s in %d batches", result.rows(), what, result.batches());
+                        log.infof("%s %d %s in %d batches", done, result.rows(), what, result.batches());
                     }
                 })
                 .onFailure().recoverWithItem(failure -> {
-                    log.warnf("Purge of %s failed (%s); next run retries", what, failure.toString());
+                    log.warnf("%s of %s failed (%s); next run retries", name, what, failure.toString());
                     return new Result(0, 0);
                 })
                 .replaceWithVoid();

@@ -4,6 +4,7 @@ import dev.ledger.config.LedgerConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.pgclient.PgException;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -15,11 +16,15 @@ import java.util.function.Supplier;
 
 /**
  * Bounds every Postgres call by {@code ledger.database.timeout} ({@link Deadline}, timed on the
- * caller's event loop). No retry: a write that timed out may still commit, and the idempotency
- * layer then finds its record on the retry.
+ * caller's event loop). No retry of a statement that timed out or lost its connection: a write may
+ * still commit, and the idempotency layer then finds its record on the retry. Only a statement that
+ * PostgreSQL rolled back itself (a deadlock's victim, a serialization failure) runs again.
  */
 @ApplicationScoped
 public class Postgres {
+    /** Runs again of a statement PostgreSQL rolled back itself ({@link #rolledBack}), within the one bound. */
+    static final int ROLLED_BACK_RETRIES = 3;
+
     private final Pool pool;
     private final Duration timeout;
     private final DependencyTimer statements;
@@ -49,6 +54,16 @@ public class Postgres {
      * complete} (eclipse-vertx/vertx-sql-client#1706).
      */
     public Uni<RowSet<Row>> query(String sql, Tuple args) {
-        return bounded(() -> pool.withConnection(connection -> connection.preparedQuery(sql).execute(args)));
+        return bounded(() -> pool.withConnection(connection -> connection.preparedQuery(sql).execute(args))
+                .onFailure(Postgres::rolledBack).retry().atMost(ROLLED_BACK_RETRIES));
+    }
+
+    /**
+     * Whether PostgreSQL itself rolled the statement back as a deadlock's victim ({@code 40P01}) or a
+     * serialization failure ({@code 40001}): nothing of it committed, so running it again is safe, and a
+     * client never sees either. The ledger's functions take their locks in one order, so neither is expected.
+     */
+    static boolean rolledBack(Throwable failure) {
+        return failure instanceof PgException pg && ("40P01".equals(pg.getSqlState()) || "40001".equals(pg.getSqlState()));
     }
 }

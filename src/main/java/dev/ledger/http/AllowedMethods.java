@@ -24,7 +24,12 @@ public class AllowedMethods {
             "/accounts/:id", READ,
             "/accounts/:id/transactions", Set.of(HttpMethod.POST, HttpMethod.GET, HttpMethod.HEAD),
             "/accounts/:id/transactions/:txId", READ,
-            "/idempotency-keys/:key", READ);
+            "/idempotency-keys/:key", READ,
+            "/transfers", Set.of(HttpMethod.POST),
+            "/transfers/:id", READ,
+            "/transfers/:id/post", Set.of(HttpMethod.POST),
+            "/transfers/:id/void", Set.of(HttpMethod.POST),
+            "/transfers/:id/reversals", Set.of(HttpMethod.POST));
 
     void register(@Observes Router router) {
         PATHS.forEach((path, allowed) -> allow(router, path, allowed));

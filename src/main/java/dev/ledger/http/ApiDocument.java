@@ -36,25 +36,47 @@ public class ApiDocument implements OASFilter {
     public static final String PROBLEM_SCHEMA = "Problem";
 
     /** What each operation can answer besides its success, by operationId. */
-    static final Map<String, List<ProblemType>> ERRORS = Map.of(
+    static final Map<String, List<ProblemType>> ERRORS = Map.ofEntries(Map.entry(
             "openAccount", List.of(INVALID_REQUEST, IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED,
                     NOT_ACCEPTABLE, REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE,
-                    EXPECTATION_FAILED, IDEMPOTENCY_KEY_REUSED, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE),
-            "postTransaction", List.of(INVALID_REQUEST, IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED,
+                    EXPECTATION_FAILED, IDEMPOTENCY_KEY_REUSED, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE)),
+            Map.entry("postTransaction", List.of(INVALID_REQUEST, IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED,
                     ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, STALE_SEQUENCE, REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, URI_TOO_LONG,
                     UNSUPPORTED_MEDIA_TYPE, EXPECTATION_FAILED, INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED,
-                    IDEMPOTENCY_KEY_REUSED, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE),
-            "getAccount", List.of(UNAUTHORIZED, ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG, HEADERS_TOO_LARGE,
-                    INTERNAL_ERROR, SERVICE_UNAVAILABLE),
-            "listTransactions", List.of(INVALID_REQUEST, UNAUTHORIZED, ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG,
-                    HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE),
-            "getTransaction", List.of(UNAUTHORIZED, ACCOUNT_NOT_FOUND, TRANSACTION_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG,
-                    HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE),
-            "getIdempotencyKey", List.of(IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED, IDEMPOTENCY_KEY_NOT_FOUND, NOT_ACCEPTABLE,
-                    URI_TOO_LONG, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE));
+                    IDEMPOTENCY_KEY_REUSED, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE)),
+            Map.entry("getAccount", List.of(UNAUTHORIZED, ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG, HEADERS_TOO_LARGE,
+                    INTERNAL_ERROR, SERVICE_UNAVAILABLE)),
+            Map.entry("listTransactions", List.of(INVALID_REQUEST, UNAUTHORIZED, ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG,
+                    HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE)),
+            Map.entry("getTransaction", List.of(UNAUTHORIZED, ACCOUNT_NOT_FOUND, TRANSACTION_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG,
+                    HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE)),
+            Map.entry("createTransfer", List.of(INVALID_REQUEST, IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED,
+                    ACCOUNT_NOT_FOUND, NOT_ACCEPTABLE, STALE_SEQUENCE, REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, URI_TOO_LONG,
+                    UNSUPPORTED_MEDIA_TYPE, EXPECTATION_FAILED, CURRENCY_MISMATCH, INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED,
+                    IDEMPOTENCY_KEY_REUSED, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE)),
+            Map.entry("postTransfer", List.of(INVALID_REQUEST, IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED,
+                    TRANSFER_NOT_FOUND, NOT_ACCEPTABLE, TRANSFER_ALREADY_POSTED, TRANSFER_ALREADY_VOIDED, TRANSFER_EXPIRED,
+                    TRANSFER_NOT_PENDING, STALE_SEQUENCE, REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, URI_TOO_LONG,
+                    UNSUPPORTED_MEDIA_TYPE, EXPECTATION_FAILED, AMOUNT_EXCEEDS_PENDING, BALANCE_LIMIT_EXCEEDED,
+                    IDEMPOTENCY_KEY_REUSED, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE)),
+            Map.entry("voidTransfer", List.of(INVALID_REQUEST, IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED,
+                    TRANSFER_NOT_FOUND, NOT_ACCEPTABLE, TRANSFER_ALREADY_POSTED, TRANSFER_ALREADY_VOIDED, TRANSFER_EXPIRED,
+                    TRANSFER_NOT_PENDING, REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE,
+                    EXPECTATION_FAILED, IDEMPOTENCY_KEY_REUSED, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE)),
+            Map.entry("reverseTransfer", List.of(INVALID_REQUEST, IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED,
+                    TRANSFER_NOT_FOUND, NOT_ACCEPTABLE, TRANSFER_NOT_POSTED, STALE_SEQUENCE, REQUEST_IN_PROGRESS,
+                    PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, EXPECTATION_FAILED, REVERSAL_EXCEEDS_TRANSFER,
+                    INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED, IDEMPOTENCY_KEY_REUSED, HEADERS_TOO_LARGE, INTERNAL_ERROR,
+                    SERVICE_UNAVAILABLE)),
+            Map.entry("getTransfer", List.of(UNAUTHORIZED, TRANSFER_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG, HEADERS_TOO_LARGE,
+                    INTERNAL_ERROR, SERVICE_UNAVAILABLE)),
+            Map.entry("getIdempotencyKey", List.of(IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED, IDEMPOTENCY_KEY_NOT_FOUND, NOT_ACCEPTABLE,
+                    URI_TOO_LONG, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE)));
 
     /** The refusals a POST records with its key: a retry gets them again, as a replay. */
-    static final Set<ProblemType> RECORDED = Set.of(ACCOUNT_NOT_FOUND, STALE_SEQUENCE, INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED);
+    static final Set<ProblemType> RECORDED = Set.of(ACCOUNT_NOT_FOUND, STALE_SEQUENCE, INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED,
+            TRANSFER_NOT_FOUND, TRANSFER_ALREADY_POSTED, TRANSFER_ALREADY_VOIDED, TRANSFER_EXPIRED, TRANSFER_NOT_PENDING,
+            TRANSFER_NOT_POSTED, CURRENCY_MISMATCH, AMOUNT_EXCEEDS_PENDING, REVERSAL_EXCEEDS_TRANSFER);
 
     @Override
     public void filterOpenAPI(OpenAPI api) {
@@ -66,6 +88,8 @@ public class ApiDocument implements OASFilter {
             case "Accounts" -> "Open an account (one currency, a balance in minor units) and read it";
             case "Transactions" -> "Post debits and credits, each applied at most once; list and read them";
             case "Idempotency keys" -> "What became of a key: its request's recorded answer, or that it is in flight";
+            case "Transfers" -> "Move money between two of the caller's accounts at once, or hold it and post or void the "
+                    + "hold later; give back a posted transfer; read a transfer";
             default -> throw new IllegalStateException("No description for tag " + tag.getName());
         }));
         api.getComponents().addSchema(PROBLEM_SCHEMA, problemSchema());
@@ -88,8 +112,10 @@ public class ApiDocument implements OASFilter {
             operation.addParameter(OASFactory.createParameter().name(PreferWait.PREFER).in(Parameter.In.HEADER)
                     .description(OpenApiText.PREFER_TEXT)
                     .schema(OASFactory.createSchema().type(List.of(Schema.SchemaType.STRING)).example("wait=10")));
-            responses.getAPIResponse("201").addHeader(PreferWait.APPLIED, preferenceAppliedHeader())
-                    .addHeader(OpenApiText.EXPIRES, expiresHeader());
+            // the success: 201 for what creates, 200 for a change of a transfer
+            responses.getAPIResponses().entrySet().stream().filter(entry -> entry.getKey().startsWith("2"))
+                    .forEach(entry -> entry.getValue().addHeader(PreferWait.APPLIED, preferenceAppliedHeader())
+                            .addHeader(OpenApiText.EXPIRES, expiresHeader()));
         }
     }
 
@@ -155,7 +181,18 @@ public class ApiDocument implements OASFilter {
             case IDEMPOTENCY_KEY_INVALID -> "The `Idempotency-Key` (a POST's header, or the key in a lookup's path) is empty, "
                     + "longer than 255 characters, or not visible ASCII; in a path, a key in quotes is malformed.";
             case UNAUTHORIZED -> "The API key is missing, malformed or unknown. Nothing was reserved or recorded.";
-            case ACCOUNT_NOT_FOUND -> "No such account for this client (unknown, not a UUID, or another client's).";
+            case ACCOUNT_NOT_FOUND -> "No such account for this client (unknown, not a UUID, or another client's). A transfer's "
+                    + "names the account in `accountId`.";
+            case TRANSFER_NOT_FOUND -> "No such transfer for this client (unknown, not a UUID, or another client's).";
+            case TRANSFER_ALREADY_POSTED -> "The hold was posted already.";
+            case TRANSFER_ALREADY_VOIDED -> "The hold was voided already.";
+            case TRANSFER_EXPIRED -> "The hold reached its `expiresAt` and is released (whether or not anything had released it).";
+            case TRANSFER_NOT_PENDING -> "The transfer was posted when it was made: there is no hold to settle.";
+            case TRANSFER_NOT_POSTED -> "Only a posted transfer can be reversed (this one is a hold, pending, voided or expired).";
+            case CURRENCY_MISMATCH -> "The two accounts of a transfer hold different currencies.";
+            case AMOUNT_EXCEEDS_PENDING -> "The post's `amount` is larger than the hold (reported as `pendingAmount`).";
+            case REVERSAL_EXCEEDS_TRANSFER -> "The reversal's `amount` is larger than what is left to give back, or nothing "
+                    + "is left (reported as `reversibleAmount`).";
             case TRANSACTION_NOT_FOUND -> "The account is the caller's, but this transaction is not in it.";
             case IDEMPOTENCY_KEY_NOT_FOUND -> "The caller has no such key: never used, expired, or only another client's. "
                     + "A request still in flight is found while the store (Redis) answers; without it, only what is recorded.";
@@ -168,14 +205,16 @@ public class ApiDocument implements OASFilter {
             case HEADERS_TOO_LARGE -> "The request headers take more than 16 KiB (`ledger.request.max-header-bytes`).";
             case REQUEST_IN_PROGRESS -> "A request with this key is still in flight; retry after `Retry-After` seconds. "
                     + "Not recorded.";
-            case STALE_SEQUENCE -> "`sequence` is not greater than the account's `lastSequence` (reported as `lastSequence`).";
+            case STALE_SEQUENCE -> "`sequence` is not greater than the account's `lastSequence` (reported as `lastSequence`; "
+                    + "for a transfer's leg, with the account as `accountId`).";
             case PAYLOAD_TOO_LARGE -> "The body is larger than 64 KiB (`ledger.request.max-body-bytes`).";
             case UNSUPPORTED_MEDIA_TYPE -> "The body is not declared `application/json` (UTF-8).";
             case IDEMPOTENCY_KEY_REUSED -> "The key was already used by this client for another method, path or body. "
                     + "Not recorded: the original's answer stays the key's answer.";
-            case INSUFFICIENT_FUNDS -> "The debit is larger than the balance (reported as `balance`).";
-            case BALANCE_LIMIT_EXCEEDED -> "The credit would take the balance past 9223372036854775807 (the balance is "
-                    + "reported as `balance`).";
+            case INSUFFICIENT_FUNDS -> "The debit, transfer or hold is larger than the account's `available` (balance less "
+                    + "its live holds; reported as `available`, with `balance`).";
+            case BALANCE_LIMIT_EXCEEDED -> "The credit would take the balance (with a hold: with its pending credits) past "
+                    + "9223372036854775807 (the balance is reported as `balance`).";
             case INTERNAL_ERROR -> "A bug: `detail` names an incident id to report. Not recorded; a retry with the same key "
                     + "executes again, at most once.";
             case SERVICE_UNAVAILABLE -> "PostgreSQL or Redis is unavailable or timed out. The request may or may not have been "
@@ -196,6 +235,15 @@ public class ApiDocument implements OASFilter {
             case IDEMPOTENCY_KEY_INVALID -> "Malformed Idempotency-Key: the key is longer than 255 characters";
             case UNAUTHORIZED -> "The API key is not valid";
             case ACCOUNT_NOT_FOUND -> "No such account";
+            case TRANSFER_NOT_FOUND -> "No such transfer";
+            case TRANSFER_ALREADY_POSTED -> "The hold was posted already";
+            case TRANSFER_ALREADY_VOIDED -> "The hold was voided already";
+            case TRANSFER_EXPIRED -> "The hold expired and was released";
+            case TRANSFER_NOT_PENDING -> "The transfer was posted when it was made: there is no hold to settle";
+            case TRANSFER_NOT_POSTED -> "Only a posted transfer can be reversed; this one is a hold, pending, voided or expired";
+            case CURRENCY_MISMATCH -> "The two accounts hold different currencies";
+            case AMOUNT_EXCEEDS_PENDING -> "Post of 1500 exceeds the hold's pending amount 1250";
+            case REVERSAL_EXCEEDS_TRANSFER -> "Reversal of 800 exceeds what is left to reverse, 750";
             case TRANSACTION_NOT_FOUND -> "No such transaction in this account";
             case IDEMPOTENCY_KEY_NOT_FOUND -> "No such Idempotency-Key: never used, or expired";
             case NOT_FOUND -> "No resource at this path";
@@ -210,7 +258,7 @@ public class ApiDocument implements OASFilter {
             case PAYLOAD_TOO_LARGE -> "The request body is 70000 bytes; at most 65536 are accepted";
             case UNSUPPORTED_MEDIA_TYPE -> "Request bodies must be application/json (UTF-8)";
             case IDEMPOTENCY_KEY_REUSED -> "This Idempotency-Key was already used for a different request (method, path or body)";
-            case INSUFFICIENT_FUNDS -> "Debit of 1250 exceeds balance 900";
+            case INSUFFICIENT_FUNDS -> "Debit of 1250 exceeds the available balance 900 (balance 1000)";
             case BALANCE_LIMIT_EXCEEDED -> "Credit of 10 would take balance 9223372036854775800 past the largest balance "
                     + "9223372036854775807";
             case INTERNAL_ERROR -> "Unexpected failure; incident 0f6b3c9e-6d1a-4d4e-9a43-2a4f1c7b5e21";
@@ -220,7 +268,12 @@ public class ApiDocument implements OASFilter {
         });
         switch (type) {
             case STALE_SEQUENCE -> body.put("lastSequence", 17);
-            case INSUFFICIENT_FUNDS -> body.put("balance", 900);
+            case INSUFFICIENT_FUNDS -> {
+                body.put("balance", 1000);
+                body.put("available", 900);
+            }
+            case AMOUNT_EXCEEDS_PENDING -> body.put("pendingAmount", 1250);
+            case REVERSAL_EXCEEDS_TRANSFER -> body.put("reversibleAmount", 750);
             case BALANCE_LIMIT_EXCEEDED -> body.put("balance", 9223372036854775800L);
             default -> {
             }
@@ -244,8 +297,17 @@ public class ApiDocument implements OASFilter {
                 .addProperty("detail", string)
                 .addProperty("balance", int64.description("insufficient-funds, balance-limit-exceeded: the account's "
                         + "balance in minor units"))
+                .addProperty("available", OASFactory.createSchema().type(List.of(Schema.SchemaType.INTEGER)).format("int64")
+                        .description("insufficient-funds: the account's balance less its live holds (absent from answers "
+                                + "recorded before there were holds)"))
                 .addProperty("lastSequence", OASFactory.createSchema().type(List.of(Schema.SchemaType.INTEGER)).format("int64")
                         .description("stale-sequence: the account's lastSequence"))
+                .addProperty("accountId", OASFactory.createSchema().type(List.of(Schema.SchemaType.STRING)).format("uuid")
+                        .description("a transfer's account-not-found and stale-sequence: which of its accounts"))
+                .addProperty("pendingAmount", OASFactory.createSchema().type(List.of(Schema.SchemaType.INTEGER)).format("int64")
+                        .description("amount-exceeds-pending: the hold's amount"))
+                .addProperty("reversibleAmount", OASFactory.createSchema().type(List.of(Schema.SchemaType.INTEGER)).format("int64")
+                        .description("reversal-exceeds-transfer: postedAmount - reversedAmount when it was refused"))
                 .additionalPropertiesBoolean(false);
     }
 

@@ -37,6 +37,7 @@ public final class OpenApiText {
             + "quoted, `\"abc\"`, is looked up as `abc`; quotes in the path are not taken off, so they make it malformed)";
     public static final String ACCOUNT_ID = "The account's id (a UUID), as `openAccount` answered it";
     public static final String TRANSACTION_ID = "The transaction's id (a UUID), as `postTransaction` answered it";
+    public static final String TRANSFER_ID = "The transfer's id (a UUID), as `createTransfer` or `reverseTransfer` answered it";
     public static final String PREFER_TEXT = "RFC 7240. `wait=N`: if a request with this key is in flight, wait up to N "
             + "seconds (at most `ledger.idempotency.max-wait`, 10 by default) for its recorded answer and return it as a "
             + "replay, with `Preference-Applied: wait=N`, instead of 409 `request-in-progress`. If the original has not "
@@ -68,8 +69,12 @@ public final class OpenApiText {
             trailing `/` do not matter). The same key with another request is 422 \
             `idempotency-key-reused`, and the key keeps its first answer.
             - *What is recorded*: the first request that reaches a definite business answer records it with the key: \
-            201, and the refusals 404 `account-not-found`, 409 `stale-sequence`, 422 `insufficient-funds` and 422 \
-            `balance-limit-exceeded`. Every retry with the same key and request gets that answer again, even after \
+            201 (200 for a transfer's post or void), and the refusals 404 `account-not-found` and `transfer-not-found`, \
+            409 `stale-sequence` and the transfer's state (`transfer-not-pending`, `transfer-already-posted`, \
+            `transfer-already-voided`, `transfer-expired`, `transfer-not-posted`), 422 `insufficient-funds`, \
+            `balance-limit-exceeded`, `currency-mismatch`, `amount-exceeds-pending` and `reversal-exceeds-transfer`. \
+            A transfer's answer shows it at the moment of the request, whatever changed it since. Every retry with \
+            the same key and request gets that answer again, even after \
             the fast path (Redis) lost its data: the record is in PostgreSQL, written in the same transaction as the \
             balance change. Nothing else is recorded (400s, 401, 406, 409 `request-in-progress`, 413-417, 422 \
             `idempotency-key-reused`, 431, 500, 503): the key stays free and a retry executes afresh, at most once.
@@ -90,8 +95,8 @@ public final class OpenApiText {
             same key: it is applied at most once, and the retry answers with the outcome.
 
             **Errors.** Every error body is RFC 9457 `application/problem+json`: `type` is a URI reference \
-            `/problems/<slug>`, `title`, `status`, `detail`, and the extension members `balance` or `lastSequence` \
-            where a client needs the number. Any path also answers 404 `not-found` when nothing is there, and 405 \
+            `/problems/<slug>`, `title`, `status`, `detail`, and the extension members `balance`, `available`, \
+            `lastSequence`, `accountId`, `pendingAmount` or `reversibleAmount` where a client needs the number. Any path also answers 404 `not-found` when nothing is there, and 405 \
             `method-not-allowed` with `Allow` for a method the path does not take. A request the HTTP decoder cannot \
             read (an invalid character in a header, a malformed request line, a request line over 8192 characters or \
             headers over 32 KiB) gets a bare 400, 414 or 431 with no body, before any of the API runs. The problem \

@@ -23,6 +23,11 @@ public class ResponseRecorder {
         return new RecordedResponse(201, JSON, location, bytes(body));
     }
 
+    /** A 200 with {@code body}: a change of an existing resource (a transfer's post or void). */
+    public RecordedResponse ok(Object body) {
+        return new RecordedResponse(200, JSON, null, bytes(body));
+    }
+
     public RecordedResponse problem(Problem problem) {
         return new RecordedResponse(problem.getStatus(), Problem.MEDIA_TYPE, null, bytes(problem));
     }

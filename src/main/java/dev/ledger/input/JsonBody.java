@@ -19,6 +19,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
 
 /**
  * A POST body read strictly, as a payments API must: UTF-8 JSON, one object, no duplicate or
@@ -74,7 +76,8 @@ public final class JsonBody {
         for (Iterator<String> names = tree.fieldNames(); names.hasNext(); ) {
             String name = names.next();
             if (!allowed.contains(name)) {
-                throw invalid("Unknown member '" + printable(name) + "'; allowed: " + String.join(", ", allowed));
+                throw invalid("Unknown member '" + printable(name) + "'; allowed: "
+                        + (allowed.isEmpty() ? "none" : String.join(", ", allowed)));
             }
         }
         return new JsonBody(tree);
@@ -130,9 +133,18 @@ public final class JsonBody {
 
     /** A required integer literal in {@code [min, max]}. */
     public long requiredLong(String name, long min, long max) {
+        Long value = optionalLong(name, min, max);
+        if (value == null) {
+            throw invalid("'" + name + "' is required");
+        }
+        return value;
+    }
+
+    /** An optional integer literal in {@code [min, max]} (absent or null gives null). */
+    public Long optionalLong(String name, long min, long max) {
         JsonNode node = tree.get(name);
         if (node == null || node.isNull()) {
-            throw invalid("'" + name + "' is required");
+            return null;
         }
         if (!node.isIntegralNumber()) {
             throw invalid("'" + name + "' must be an integer literal (not a string, float or exponent)");
@@ -141,6 +153,27 @@ public final class JsonBody {
             throw invalid("'" + name + "' must be between " + min + " and " + max);
         }
         return node.longValue();
+    }
+
+    /** An optional boolean literal (absent or null gives null). */
+    public Boolean optionalBoolean(String name) {
+        JsonNode node = tree.get(name);
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isBoolean()) {
+            throw invalid("'" + name + "' must be true or false");
+        }
+        return node.booleanValue();
+    }
+
+    /** A required id: a string holding a UUID ({@code what} says whose, for the detail). */
+    public UUID requiredUuid(String name, String what) {
+        Optional<UUID> id = Uuids.parse(requiredString(name));
+        if (id.isEmpty()) {
+            throw invalid("'" + name + "' must be " + what + " (a UUID)");
+        }
+        return id.get();
     }
 
     /** A required string. */

@@ -23,10 +23,11 @@ import java.util.stream.Collectors;
 @ApplicationScoped
 public class OutboxRepository {
     /**
-     * Claims a batch keeping each account's order with several relays at work, with each event's trace: see
-     * {@code ledger_claim_deliveries} in V4 and {@code ledger_claim_traced_deliveries} in V5.
+     * Claims a batch keeping each account's order with several relays at work, with each event's trace and
+     * transfer: see {@code ledger_claim_deliveries} in V4, {@code ledger_claim_traced_deliveries} in V5 and
+     * {@code ledger_claim_deliveries_with_transfers} in V7.
      */
-    static final String CLAIM = "SELECT * FROM ledger_claim_traced_deliveries($1, $2, $3)";
+    static final String CLAIM = "SELECT * FROM ledger_claim_deliveries_with_transfers($1, $2, $3)";
     /** The deliveries go; an event with none left is published: see {@code ledger_mark_delivered} in V4. */
     static final String MARK = "SELECT ledger_mark_delivered($1, $2)";
     static final String OLDEST = """

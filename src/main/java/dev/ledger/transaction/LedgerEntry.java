@@ -9,7 +9,7 @@ import jakarta.persistence.Table;
 import java.time.Instant;
 import java.util.UUID;
 
-/** An applied debit or credit. Immutable once written. */
+/** An applied debit or credit, of its own or a transfer's leg. Immutable once written. */
 @Entity
 @Table(name = "ledger_entries")
 public class LedgerEntry extends PanacheEntityBase {
@@ -33,4 +33,8 @@ public class LedgerEntry extends PanacheEntityBase {
 
     @Column(name = "created_at")
     public Instant createdAt;
+
+    /** The transfer this entry is a leg of; null for a debit or credit of its own. */
+    @Column(name = "transfer_id")
+    public UUID transferId;
 }

@@ -1,17 +1,14 @@
 package dev.ledger.transaction;
 
-import dev.ledger.input.Uuids;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.input.JsonBody;
-import dev.ledger.problem.ProblemException;
-import dev.ledger.problem.ProblemType;
+import dev.ledger.input.Uuids;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -42,7 +39,7 @@ public record Payment(UUID accountId, PostTransactionRequest fields, String path
 
     /** A command: the account from its body's {@code accountId}, which must be an account's id (a UUID). */
     public static Payment inCommand(JsonBody body) {
-        UUID accountId = accountId(body.requiredString("accountId"));
+        UUID accountId = body.requiredUuid("accountId", "an account's id");
         ObjectNode fields = ((ObjectNode) body.tree()).deepCopy();
         fields.remove("accountId");
         return new Payment(accountId, PostTransactionRequest.from(body), "/accounts/" + accountId + "/transactions", fields);
@@ -51,13 +48,5 @@ public record Payment(UUID accountId, PostTransactionRequest fields, String path
     /** The request the engine runs for {@code client}'s {@code key}. */
     public IdempotentRequest request(String client, IdempotencyKey key) {
         return IdempotentRequest.of(client, key, "POST", path, compared);
-    }
-
-    private static UUID accountId(String value) {
-        Optional<UUID> id = Uuids.parse(value);
-        if (id.isEmpty()) {
-            throw new ProblemException(ProblemType.INVALID_REQUEST, "'accountId' must be an account's id (a UUID)");
-        }
-        return id.get();
     }
 }

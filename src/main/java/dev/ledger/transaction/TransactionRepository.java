@@ -16,13 +16,13 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Queries on ledger entries: Panache for reads, one call of {@code ledger_post_transaction_checked} for a
+ * Queries on ledger entries: Panache for reads, one call of {@code ledger_post_transaction_checked_with_holds} for a
  * POST; each bounded by {@link Postgres}.
  */
 @ApplicationScoped
 public class TransactionRepository implements PanacheRepositoryBase<LedgerEntry, UUID> {
     private static final String POST =
-            "SELECT * FROM ledger_post_transaction_checked($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+            "SELECT * FROM ledger_post_transaction_checked_with_holds($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 
     private static final String ACCOUNT_OF = "SELECT account_id FROM ledger_entries WHERE id = $1";
 

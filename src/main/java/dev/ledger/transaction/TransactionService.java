@@ -19,9 +19,9 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Debits and credits. The rules (sequence check, no overdraft) are enforced by the one
- * sequence-checked UPDATE inside {@code ledger_post_transaction}; this class turns its outcome
- * into the answer that is sent and recorded.
+ * Debits and credits. The rules (sequence check, no debit past {@code available}) are enforced by the
+ * one statement {@code ledger_post_transaction_with_holds}; this class turns its outcome into the answer
+ * that is sent and recorded.
  */
 @ApplicationScoped
 public class TransactionService {
@@ -69,9 +69,14 @@ public class TransactionService {
                         .with("lastSequence", last));
             case "INSUFFICIENT_FUNDS":
                 long balance = row.getLong("balance");
-                return recorder.problem(new Problem(ProblemType.INSUFFICIENT_FUNDS,
-                        "Debit of " + request.amount() + " exceeds balance " + balance)
-                        .with("balance", balance));
+                Long available = row.getLong("available");
+                // a refusal recorded before there were holds has no available: it replays as it was answered
+                return recorder.problem(available == null
+                        ? new Problem(ProblemType.INSUFFICIENT_FUNDS, "Debit of " + request.amount() + " exceeds balance " + balance)
+                                .with("balance", balance)
+                        : new Problem(ProblemType.INSUFFICIENT_FUNDS, "Debit of " + request.amount()
+                                + " exceeds the available balance " + available + " (balance " + balance + ")")
+                                .with("balance", balance).with("available", available));
             case "BALANCE_LIMIT_EXCEEDED":
                 long current = row.getLong("balance");
                 return recorder.problem(new Problem(ProblemType.BALANCE_LIMIT_EXCEEDED,

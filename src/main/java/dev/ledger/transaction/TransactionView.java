@@ -1,5 +1,6 @@
 package dev.ledger.transaction;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.vertx.mutiny.sqlclient.Row;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
@@ -19,20 +20,25 @@ public record TransactionView(
         @Schema(nullable = true, example = "invoice-7") String reference,
         @Schema(description = "The account's balance right after this transaction", minimum = "0", example = "10000")
         long balanceAfter,
-        @Schema(type = SchemaType.STRING, format = "date-time", example = "2026-11-21T10:00:01Z") Instant createdAt) {
+        @Schema(type = SchemaType.STRING, format = "date-time", example = "2026-11-21T10:00:01Z") Instant createdAt,
+        @Schema(type = SchemaType.STRING, format = "uuid", description = "The transfer this entry is a leg of; absent on "
+                + "a debit or credit posted on its own")
+        @JsonInclude(JsonInclude.Include.NON_NULL) UUID transferId) {
 
     /**
      * The transaction of a row with the entry's columns as {@code ledger_post_transaction} names them:
-     * what the 201 carried, rendered from the immutable entry (its replays, and its event, the same).
+     * what the 201 carried, rendered from the immutable entry (its replays, and its event, the same). Such an
+     * entry is a debit or credit of its own, never a transfer's leg (a leg has no {@code transaction.applied} event).
      */
     public static TransactionView of(Row row) {
         return new TransactionView(row.getUUID("entry_id"), row.getUUID("account_id"),
                 TransactionType.valueOf(row.getString("type")), row.getLong("amount"), row.getLong("sequence"),
-                row.getString("reference"), row.getLong("balance_after"), row.getOffsetDateTime("created_at").toInstant());
+                row.getString("reference"), row.getLong("balance_after"), row.getOffsetDateTime("created_at").toInstant(),
+                null);
     }
 
     static TransactionView of(LedgerEntry entry) {
         return new TransactionView(entry.id, entry.accountId, TransactionType.valueOf(entry.type), entry.amount,
-                entry.sequence, entry.reference, entry.balanceAfter, entry.createdAt);
+                entry.sequence, entry.reference, entry.balanceAfter, entry.createdAt, entry.transferId);
     }
 }

@@ -57,7 +57,7 @@ class MessageDocumentTest {
     void theShapesBothDocumentsDescribeAgree() throws Exception {
         JsonNode openApi = JSON.readTree(given().when().get("/q/openapi?format=json").asByteArray()).path("components").path("schemas");
         JsonNode asyncApi = AsyncApiContract.DOCUMENT.path("components").path("schemas");
-        for (String shape : List.of("Transaction", "Account")) {
+        for (String shape : List.of("Transaction", "Account", "Transfer")) {
             assertEquals(names(openApi.path(shape).path("properties")), names(asyncApi.path(shape).path("properties")), shape);
         }
         Set<String> command = names(openApi.path("PostTransactionRequest").path("properties"));

@@ -112,7 +112,14 @@ class OperatingSurfaceTest {
         for (String recorded : List.of("404", "409", "422")) {
             assertNotNull(api.get(post + ".'" + recorded + "'.headers.Idempotent-Replayed"), recorded);
         }
-        assertEquals(900, (int) api.get(post + ".'422'.content.'application/problem+json'.examples.insufficient-funds.value.balance"));
+        assertEquals(1000, (int) api.get(post + ".'422'.content.'application/problem+json'.examples.insufficient-funds.value.balance"));
+        assertEquals(900, (int) api.get(post + ".'422'.content.'application/problem+json'.examples.insufficient-funds.value.available"));
+        assertNotNull(api.get("components.schemas.Problem.properties.available"));
+        assertNotNull(api.get("components.schemas.Problem.properties.accountId"));
+        String transfer = "paths.'/transfers'.post.responses";
+        assertNotNull(api.get(transfer + ".'422'.content.'application/problem+json'.examples.currency-mismatch"));
+        assertNotNull(api.get(transfer + ".'422'.headers.Idempotent-Replayed"));
+        assertNotNull(api.get("paths.'/transfers/{id}/post'.post.responses.'200'.headers.Preference-Applied"));
         assertTrue(api.getString("info.description").contains("24 hours"));
         assertTrue(api.getString("info.description").contains("may or may not have been applied"));
     }
@@ -157,6 +164,11 @@ class OperatingSurfaceTest {
         assertEquals("listTransactions", api.getString("paths.'/accounts/{id}/transactions'.get.operationId"));
         assertEquals("getTransaction", api.getString("paths.'/accounts/{id}/transactions/{txId}'.get.operationId"));
         assertEquals("getIdempotencyKey", api.getString("paths.'/idempotency-keys/{key}'.get.operationId"));
+        assertEquals("createTransfer", api.getString("paths.'/transfers'.post.operationId"));
+        assertEquals("getTransfer", api.getString("paths.'/transfers/{id}'.get.operationId"));
+        assertEquals("postTransfer", api.getString("paths.'/transfers/{id}/post'.post.operationId"));
+        assertEquals("voidTransfer", api.getString("paths.'/transfers/{id}/void'.post.operationId"));
+        assertEquals("reverseTransfer", api.getString("paths.'/transfers/{id}/reversals'.post.operationId"));
     }
 
     @Test

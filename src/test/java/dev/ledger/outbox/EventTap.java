@@ -169,8 +169,8 @@ public final class EventTap implements AutoCloseable {
     /** Why an event disagrees with the AsyncAPI document, or null (checked on the consumer's thread, reported by the reads). */
     private static String disagreement(com.rabbitmq.client.Delivery message) {
         try {
-            AsyncApiContract.rabbitmq("account.opened".equals(message.getProperties().getType())
-                    ? "rabbitmqAccountOpened" : "rabbitmqTransactionApplied", message.getProperties(), message.getBody());
+            AsyncApiContract.rabbitmq(AsyncApiContract.eventMessage("rabbitmq", message.getProperties().getType()),
+                    message.getProperties(), message.getBody());
             return null;
         } catch (AssertionError disagrees) {
             return disagrees.getMessage();

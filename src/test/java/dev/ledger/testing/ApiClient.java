@@ -81,6 +81,20 @@ public final class ApiClient {
         return response;
     }
 
+    /** {@code POST /transfers} with a fresh key. */
+    public Response transfer(String json) {
+        return post("/transfers", newKey(), json);
+    }
+
+    /** {@code POST /transfers/{id}/<action>} ({@code post}, {@code void}, {@code reversals}) with a fresh key. */
+    public Response settle(String transferId, String action, String json) {
+        return post("/transfers/" + transferId + "/" + action, newKey(), json);
+    }
+
+    public Response getTransfer(String transferId) {
+        return given().when().get("/transfers/" + transferId).andReturn();
+    }
+
     /** {@code GET /idempotency-keys/{key}}, the key percent-encoded (every character but letters, digits and {@code -._~}). */
     public Response lookup(String key) {
         return lookupPath(encode(key));

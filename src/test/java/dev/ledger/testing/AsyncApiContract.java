@@ -69,9 +69,18 @@ public final class AsyncApiContract {
             return "kafkaDeadLetter";
         }
         if (topic.startsWith("ledger.events") && headers.containsKey("event-type")) {
-            return "account.opened".equals(headers.get("event-type")) ? "kafkaAccountOpened" : "kafkaTransactionApplied";
+            return eventMessage("kafka", headers.get("event-type"));
         }
         return null;
+    }
+
+    /** The message of {@code broker} ({@code rabbitmq}, {@code kafka}) an event of {@code type} is: {@code transfer.posted} is {@code <broker>TransferPosted}. */
+    public static String eventMessage(String broker, String type) {
+        StringBuilder name = new StringBuilder(broker);
+        for (String word : type.split("\\.")) {
+            name.append(Character.toUpperCase(word.charAt(0))).append(word.substring(1));
+        }
+        return name.toString();
     }
 
     static void assertConforms(String message, JsonNode key, JsonNode headers, JsonNode amqp, byte[] body) {

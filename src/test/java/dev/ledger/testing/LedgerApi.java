@@ -71,6 +71,26 @@ public final class LedgerApi {
         return "{\"type\":\"" + type + "\",\"amount\":" + amount + ",\"sequence\":" + sequence + "}";
     }
 
+    /** A transfer's body: {@code amount} from {@code debit} to {@code credit}, and the {@code more} members given (a JSON fragment, or empty). */
+    public static String transferBody(String debit, String credit, long amount, String more) {
+        return "{\"debitAccountId\":\"" + debit + "\",\"creditAccountId\":\"" + credit + "\",\"amount\":" + amount
+                + (more.isEmpty() ? "" : "," + more) + "}";
+    }
+
+    /** {@code POST /transfers} with a fresh key. */
+    public static Response transfer(String json) {
+        return ApiClient.DEV.transfer(json);
+    }
+
+    /** {@code POST /transfers/{id}/<action>} with a fresh key. */
+    public static Response settle(String transferId, String action, String json) {
+        return ApiClient.DEV.settle(transferId, action, json);
+    }
+
+    public static Response getTransfer(String transferId) {
+        return ApiClient.DEV.getTransfer(transferId);
+    }
+
     public static Response postTransaction(String accountId, String key, String json) {
         return ApiClient.DEV.postTransaction(accountId, key, json);
     }

@@ -1,0 +1,70 @@
+package dev.ledger.transfer;
+
+import dev.ledger.idempotency.RecordedSuccess;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.UUID;
+
+/** What a transfer's successful request answered, as the key's lookup shows it ({@link RecordedSuccess}). */
+final class TransferAnswers {
+    private TransferAnswers() {
+    }
+
+    /** A transfer made, a hold, or a reversal (a new transfer): 201 with its {@code Location}. */
+    @ApplicationScoped
+    static class Created implements RecordedSuccess {
+        @Override
+        public String outcome() {
+            return "TRANSFER_CREATED";
+        }
+
+        @Override
+        public int status() {
+            return 201;
+        }
+
+        @Override
+        public Uni<String> location(UUID resourceId) {
+            return Uni.createFrom().item(NewTransfer.PATH + "/" + resourceId);
+        }
+    }
+
+    /** A hold posted: 200, no {@code Location}. */
+    @ApplicationScoped
+    static class Posted implements RecordedSuccess {
+        @Override
+        public String outcome() {
+            return "TRANSFER_POSTED";
+        }
+
+        @Override
+        public int status() {
+            return 200;
+        }
+
+        @Override
+        public Uni<String> location(UUID resourceId) {
+            return Uni.createFrom().nullItem();
+        }
+    }
+
+    /** A hold voided: 200, no {@code Location}. */
+    @ApplicationScoped
+    static class Voided implements RecordedSuccess {
+        @Override
+        public String outcome() {
+            return "TRANSFER_VOIDED";
+        }
+
+        @Override
+        public int status() {
+            return 200;
+        }
+
+        @Override
+        public Uni<String> location(UUID resourceId) {
+            return Uni.createFrom().nullItem();
+        }
+    }
+}
