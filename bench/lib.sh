@@ -166,3 +166,50 @@ training_run() {
   trap - EXIT
   [ -s "$output" ] || { echo "$name: nothing written to $output; see $log" >&2; return 1; }
 }
+
+# commands_setup SCENARIOS: what the commands scenarios need before the service starts. "commands": the service
+# consumes commands from a virtual host of the benchmark's own (BROKER_VHOST), published by the broker user "bench"
+# (the client id of API_KEYS; its password BROKER_PASSWORD) through RabbitMQ's Java client. "kafka-commands": the
+# same commands over Kafka (the client "bench" again), to a broker of the benchmark's own (.ci/kafka on
+# BENCH_KAFKA_PORT, 19392; KAFKA_BENCH its address) in OUT/kafka, which commands_teardown stops; the service consumes
+# it beside RabbitMQ. Both export the service's settings and write OUT/classpath.txt for the load programs. Call it
+# after new_api_key, with OUT set.
+commands_setup() {
+  COMMANDS_SCENARIOS=" $1 "
+  BROKER_VHOST=ledger-bench
+  BROKER_PASSWORD="$API_KEY"
+  KAFKA_BENCH_PORT=${BENCH_KAFKA_PORT:-19392}
+  KAFKA_BENCH="127.0.0.1:$KAFKA_BENCH_PORT"
+  if [[ "$COMMANDS_SCENARIOS" == *" commands "* ]]; then
+    as_root rabbitmqctl -q delete_vhost "$BROKER_VHOST" >/dev/null 2>&1 || true
+    as_root rabbitmqctl -q add_vhost "$BROKER_VHOST"
+    as_root rabbitmqctl -q add_user bench "$BROKER_PASSWORD" >/dev/null 2>&1 || as_root rabbitmqctl -q change_password bench "$BROKER_PASSWORD"
+    for user in bench guest; do as_root rabbitmqctl -q set_permissions -p "$BROKER_VHOST" "$user" '.*' '.*' '.*'; done
+    export LEDGER_MESSAGING_RABBITMQ_ENABLED=true RABBITMQ_HOST=127.0.0.1 RABBITMQ_PORT=5672 RABBITMQ_USERNAME=guest \
+      RABBITMQ_PASSWORD=guest RABBITMQ_VIRTUAL_HOST="$BROKER_VHOST"
+  fi
+  if [[ "$COMMANDS_SCENARIOS" == *" kafka-commands "* ]]; then
+    KAFKA_PORT=$KAFKA_BENCH_PORT KAFKA_DIR=$OUT/kafka bash .ci/kafka start >/dev/null
+    export LEDGER_MESSAGING_KAFKA_ENABLED=true KAFKA_BOOTSTRAP_SERVERS="$KAFKA_BENCH"
+  fi
+  if [[ "$COMMANDS_SCENARIOS" == *" commands "* || "$COMMANDS_SCENARIOS" == *" kafka-commands "* ]]; then
+    [ -f "$OUT/classpath.txt" ] || ./mvnw -q -B dependency:build-classpath -Dmdep.outputFile="$OUT/classpath.txt" >/dev/null
+  fi
+}
+
+# commands_teardown: stops the Kafka broker commands_setup started, if it did
+commands_teardown() {
+  [[ "${COMMANDS_SCENARIOS:-}" == *" kafka-commands "* ]] && KAFKA_PORT=$KAFKA_BENCH_PORT KAFKA_DIR=$OUT/kafka bash .ci/kafka stop >/dev/null 2>&1 || true
+}
+
+# commands_run COUNT RUN: publishes COUNT commands to RabbitMQ and waits for their outcomes (bench/CommandLoad.java)
+commands_run() {
+  java -cp "$(cat "$OUT/classpath.txt")" bench/CommandLoad.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" \
+    "$OUT/accounts.txt" "$1" "$2" "$(( $(date +%s%N) / 1000 ))"
+}
+
+# kafka_commands_run COUNT RUN: produces COUNT commands to Kafka and waits for their outcomes (bench/KafkaCommandLoad.java)
+kafka_commands_run() {
+  java -cp "$(cat "$OUT/classpath.txt")" bench/KafkaCommandLoad.java "$KAFKA_BENCH" bench "$OUT/accounts.txt" "$1" "$2" \
+    "$(( $(date +%s%N) / 1000 ))"
+}

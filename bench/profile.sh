@@ -6,7 +6,12 @@
 # loaded again with "stop", which writes the window's stacks: the start and the JIT's warm-up stay out
 # of the profile. Then shares.py prints the table.
 #
-#   bash bench/profile.sh [SCENARIO...]        replays, reads, new-payments, inflight (default: replays reads new-payments)
+#   bash bench/profile.sh [SCENARIO...]        replays, reads, new-payments, inflight, commands, kafka-commands
+#                                              (default: replays reads new-payments)
+#
+# commands and kafka-commands are bench/run.sh's: PROFILE_COMMANDS (20000) commands published to RabbitMQ, or
+# produced to the benchmark's own Kafka broker, by bench/CommandLoad.java or KafkaCommandLoad.java, which wait for
+# every outcome; the profile is the window of one such run, after a run of a tenth as many.
 #
 # Output, per scenario: target/profile/SCENARIO.collapsed (async-profiler's collapsed stacks, one thread
 # name as each stack's root frame), SCENARIO.shares.txt (the table), SCENARIO.wrk.txt (wrk's line).
@@ -37,7 +42,9 @@ VERSION=${PROFILE_ASYNC_PROFILER:-4.6}
 OUT=target/profile
 BASE="http://127.0.0.1:$PORT"
 mkdir -p "$OUT"
-for s in "${SCENARIOS[@]}"; do scenario_args "$s" x "$CONNS" "$OUT" >/dev/null; done
+COMMANDS=${PROFILE_COMMANDS:-20000}
+is_commands() { [ "$1" = commands ] || [ "$1" = kafka-commands ]; }
+for s in "${SCENARIOS[@]}"; do is_commands "$s" || scenario_args "$s" x "$CONNS" "$OUT" >/dev/null; done
 
 install_missing wrk:wrk curl:curl unzip:unzip python3:python3
 bash .ci/services >/dev/null
@@ -54,17 +61,25 @@ fi
 
 fresh_stores
 new_api_key
+commands_setup "${SCENARIOS[*]}"
 # shellcheck disable=SC2086
 launch java target/quarkus-app/quarkus-run.jar "$PORT" "$OUT/service.log" $JAVA_OPTS \
   -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
 APP=$!
-trap 'kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true' EXIT
+trap 'kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true; commands_teardown' EXIT
 wait_ready $APP "$PORT" "$OUT/service.log"
 seed_accounts "$BASE" "$OUT" 1000 2000
 
 profiler() { java bench/AttachAgent.java "$APP" "$AGENT" "$1"; }
-run_wrk() { # scenario phase duration
+run_wrk() { # scenario phase duration: wrk, or the commands' load (a tenth of PROFILE_COMMANDS to warm up)
   local -a args
+  if is_commands "$1"; then
+    local send=commands_run count=$COMMANDS
+    [ "$1" = kafka-commands ] && send=kafka_commands_run
+    [ "$2" = warmup ] && count=$(( COMMANDS / 10 ))
+    "$send" "$count" "profile-$1-$RANDOM$RANDOM"
+    return
+  fi
   read -r -a args <<< "$(scenario_args "$1" "profile-$1-$RANDOM$RANDOM" "$CONNS" "$OUT")"
   wrk_load "$BASE" "$2" "$3" "$CONNS" "${args[@]}"
 }
@@ -80,9 +95,15 @@ for s in "${SCENARIOS[@]}"; do
   profiler "stop,threads,collapsed,file=$PWD/$OUT/$s.collapsed"
   line=$(cat "$OUT/$s.wrk.txt")
   {
-    echo "$s: $(printf '%.0f' "$(field_of "$line" rps)") req/s, p99 $(field_of "$line" p99_ms) ms, service CPU" \
-      "$(ms_per $(( after - before )) "$(field_of "$line" requests)" 4) ms/req (profiler on), statuses $(field_of "$line" statuses);" \
-      "$CONNS connections, $DURATION, event $EVENT every $INTERVAL, JVM options: ${JAVA_OPTS:-none}"
+    if is_commands "$s"; then
+      echo "$s: $(field_of "$line" outcomes) outcomes of $COMMANDS commands, service CPU" \
+        "$(ms_per $(( after - before )) "$(field_of "$line" outcomes)" 4) ms/command (profiler on); event $EVENT every $INTERVAL," \
+        "JVM options: ${JAVA_OPTS:-none}"
+    else
+      echo "$s: $(printf '%.0f' "$(field_of "$line" rps)") req/s, p99 $(field_of "$line" p99_ms) ms, service CPU" \
+        "$(ms_per $(( after - before )) "$(field_of "$line" requests)" 4) ms/req (profiler on), statuses $(field_of "$line" statuses);" \
+        "$CONNS connections, $DURATION, event $EVENT every $INTERVAL, JVM options: ${JAVA_OPTS:-none}"
+    fi
     python3 bench/shares.py "$OUT/$s.collapsed"
   } | tee "$OUT/$s.shares.txt"
 done

@@ -49,36 +49,12 @@ fresh_stores
 
 # --- the service ----------------------------------------------------------------------------
 new_api_key
-# The commands scenario: the service consumes commands from a virtual host of the benchmark's own,
-# published by the broker user "bench" (the client id of API_KEYS), through RabbitMQ's Java client.
-BROKER_VHOST=ledger-bench
-BROKER_PASSWORD="$API_KEY"
-if [[ " $SCENARIOS " == *" commands "* ]]; then
-  as_root rabbitmqctl -q delete_vhost "$BROKER_VHOST" >/dev/null 2>&1 || true
-  as_root rabbitmqctl -q add_vhost "$BROKER_VHOST"
-  as_root rabbitmqctl -q add_user bench "$BROKER_PASSWORD" >/dev/null 2>&1 || as_root rabbitmqctl -q change_password bench "$BROKER_PASSWORD"
-  for user in bench guest; do as_root rabbitmqctl -q set_permissions -p "$BROKER_VHOST" "$user" '.*' '.*' '.*'; done
-  export LEDGER_MESSAGING_RABBITMQ_ENABLED=true RABBITMQ_HOST=127.0.0.1 RABBITMQ_PORT=5672 RABBITMQ_USERNAME=guest \
-    RABBITMQ_PASSWORD=guest RABBITMQ_VIRTUAL_HOST="$BROKER_VHOST"
-  [ -f "$OUT/classpath.txt" ] || ./mvnw -q -B dependency:build-classpath -Dmdep.outputFile="$OUT/classpath.txt" >/dev/null
-fi
-# The kafka-commands scenario: the same commands over Kafka (the client "bench" again), to a broker of the
-# benchmark's own started by .ci/kafka (stopped at the end); the service consumes it beside RabbitMQ.
-KAFKA_BENCH_PORT=${BENCH_KAFKA_PORT:-19392}
-KAFKA_BENCH="127.0.0.1:$KAFKA_BENCH_PORT"
-if [[ " $SCENARIOS " == *" kafka-commands "* ]]; then
-  KAFKA_PORT=$KAFKA_BENCH_PORT KAFKA_DIR=$OUT/kafka bash .ci/kafka start >/dev/null
-  export LEDGER_MESSAGING_KAFKA_ENABLED=true KAFKA_BOOTSTRAP_SERVERS="$KAFKA_BENCH"
-  [ -f "$OUT/classpath.txt" ] || ./mvnw -q -B dependency:build-classpath -Dmdep.outputFile="$OUT/classpath.txt" >/dev/null
-fi
-stop_bench_kafka() {
-  [[ " $SCENARIOS " == *" kafka-commands "* ]] && KAFKA_PORT=$KAFKA_BENCH_PORT KAFKA_DIR=$OUT/kafka bash .ci/kafka stop >/dev/null 2>&1 || true
-}
+commands_setup "$SCENARIOS"
 start_ns=$(date +%s%N)
 # shellcheck disable=SC2086
 launch java target/quarkus-app/quarkus-run.jar "$PORT" "$OUT/app.log" ${BENCH_JAVA_OPTS:-}
 APP=$!
-trap 'kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true; stop_bench_kafka' EXIT
+trap 'kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true; commands_teardown' EXIT
 wait_ready $APP "$PORT" "$OUT/app.log"
 ready_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
 
@@ -107,11 +83,6 @@ scenario() { # name conns lua args...
   RESULT[$name-$conns]+=" machine_cpu_ms_per_req=$(ms_per $(( machine_after - machine_before )) "$requests")"
   echo "$name @$conns: ${RESULT[$name-$conns]}"
 }
-# commands_run COUNT RUN: publishes COUNT commands and waits for their outcomes (bench/CommandLoad.java)
-commands_run() {
-  java -cp "$(cat "$OUT/classpath.txt")" bench/CommandLoad.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" \
-    "$OUT/accounts.txt" "$1" "$2" "$(( $(date +%s%N) / 1000 ))"
-}
 # commands_scenario NAME RUN-FUNCTION CONNS [warm-up-only]: the same measure as scenario(), for
 # commands instead of wrk: RUN-FUNCTION (commands_run for RabbitMQ, kafka_commands_run for Kafka)
 # sends COMMANDS commands and waits for their outcomes; NAME is the result's name
@@ -128,11 +99,6 @@ commands_scenario() {
   RESULT[$name-$c]="$line p50_ms=- p99_ms=- cpu_ms_per_req=$(ms_per $(( after - before )) "$outcomes")"
   RESULT[$name-$c]+=" machine_cpu_ms_per_req=$(ms_per "$(field_of "$line" machine_ticks)" "$outcomes")"
   echo "$name: ${RESULT[$name-$c]}"
-}
-# kafka_commands_run COUNT RUN: produces COUNT commands to Kafka and waits for their outcomes (bench/KafkaCommandLoad.java)
-kafka_commands_run() {
-  java -cp "$(cat "$OUT/classpath.txt")" bench/KafkaCommandLoad.java "$KAFKA_BENCH" bench "$OUT/accounts.txt" "$1" "$2" \
-    "$(( $(date +%s%N) / 1000 ))"
 }
 # run_scenario NAME CONNS [warm-up-only]: the scenario with its Lua script and arguments
 run_scenario() {
