@@ -6,6 +6,10 @@ import dev.ledger.idempotency.IdempotentRequest;
 import dev.ledger.input.JsonBody;
 import dev.ledger.transaction.Payment;
 import dev.ledger.transaction.TransactionService;
+import dev.ledger.transfer.CreateTransferRequest;
+import dev.ledger.transfer.NewTransfer;
+import dev.ledger.transfer.TransferChange;
+import dev.ledger.transfer.TransferService;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.List;
@@ -16,8 +20,11 @@ import java.util.UUID;
 /**
  * The commands the brokers carry, by name (RabbitMQ's routing key, Kafka's {@code ledger-command} header):
  * for each, the members its body may have and how the body becomes the engine's request and business step,
- * built by the feature's own description of it (a {@link Payment} for {@code transactions.post}) so that the
- * command is the request its HTTP POST would be.
+ * built by the feature's own description of it (a {@link Payment} for {@code transactions.post}, a
+ * {@link NewTransfer} for {@code transfers.create}, a {@link TransferChange} for {@code transfers.post},
+ * {@code .void} and {@code .reverse}) so that the command is the request its HTTP POST would be, and one key is
+ * one key whichever door it took. A payment stays in order with its account, a new transfer with its debit
+ * account (a Kafka record's key names it); a change of a transfer names no account.
  */
 @ApplicationScoped
 public class CommandKinds {
@@ -38,11 +45,28 @@ public class CommandKinds {
 
     private final Map<String, Kind> kinds;
 
-    public CommandKinds(TransactionService transactions) {
-        this.kinds = Map.of(DEFAULT, new Kind(Payment.COMMAND_MEMBERS, (body, client, key) -> {
-            Payment payment = Payment.inCommand(body);
-            return new Body(payment.request(client, key), record -> transactions.post(record, payment), payment.accountId());
-        }));
+    public CommandKinds(TransactionService transactions, TransferService transfers) {
+        this.kinds = Map.of(
+                DEFAULT, new Kind(Payment.COMMAND_MEMBERS, (body, client, key) -> {
+                    Payment payment = Payment.inCommand(body);
+                    return new Body(payment.request(client, key), record -> transactions.post(record, payment), payment.accountId());
+                }),
+                "transfers.create", new Kind(CreateTransferRequest.MEMBERS, (body, client, key) -> {
+                    NewTransfer transfer = NewTransfer.inCommand(body);
+                    return new Body(transfer.request(client, key), record -> transfers.create(record, transfer),
+                            transfer.fields().debitAccountId());
+                }),
+                "transfers.post", change(TransferChange.Kind.POST, transfers),
+                "transfers.void", change(TransferChange.Kind.VOID, transfers),
+                "transfers.reverse", change(TransferChange.Kind.REVERSE, transfers));
+    }
+
+    /** A post, void or reversal: its body is the HTTP body and {@code transferId}; it names no account to keep order with. */
+    private static Kind change(TransferChange.Kind kind, TransferService transfers) {
+        return new Kind(kind.commandMembers(), (body, client, key) -> {
+            TransferChange change = TransferChange.inCommand(kind, body);
+            return new Body(change.request(client, key), record -> transfers.change(record, change), null);
+        });
     }
 
     Optional<Kind> named(String name) {

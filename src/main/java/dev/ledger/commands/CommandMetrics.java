@@ -30,7 +30,7 @@ public class CommandMetrics {
     /** A command settled with the engine's outcome (published and acknowledged). */
     public void settled(String transport, Outcome outcome) {
         if (outcome instanceof Outcome.Recorded recorded) {
-            count(transport, recorded.replayed() ? "replayed" : recorded.response().status() == 201 ? "applied" : "refused", null);
+            count(transport, recorded.replayed() ? "replayed" : recorded.response().status() < 300 ? "applied" : "refused", null);
         } else if (outcome instanceof Outcome.KeyReused) {
             count(transport, "key-reused", null);
         }

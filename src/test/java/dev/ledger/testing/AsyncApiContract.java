@@ -74,6 +74,11 @@ public final class AsyncApiContract {
         return null;
     }
 
+    /** The message of {@code broker} ({@code rabbitmq}, {@code kafka}) a command named {@code command} is: {@code transfers.create} is {@code <broker>TransferCreate}. */
+    public static String commandMessage(String broker, String command) {
+        return command.equals("transactions.post") ? broker + "PaymentCommand" : eventMessage(broker, command.replace("transfers.", "transfer."));
+    }
+
     /** The message of {@code broker} ({@code rabbitmq}, {@code kafka}) an event of {@code type} is: {@code transfer.posted} is {@code <broker>TransferPosted}. */
     public static String eventMessage(String broker, String type) {
         StringBuilder name = new StringBuilder(broker);

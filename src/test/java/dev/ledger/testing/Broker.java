@@ -73,7 +73,12 @@ public final class Broker implements AutoCloseable {
 
     /** A command as a client sends it; {@code properties} set message_id, user_id and the rest. */
     public void publish(AMQP.BasicProperties properties, String body) throws Exception {
-        channel.basicPublish(COMMANDS, ROUTING_KEY, properties, body.getBytes(StandardCharsets.UTF_8));
+        publish(ROUTING_KEY, properties, body);
+    }
+
+    /** A command under {@code routingKey}, the command's name ({@code transfers.create}, ...). */
+    public void publish(String routingKey, AMQP.BasicProperties properties, String body) throws Exception {
+        channel.basicPublish(COMMANDS, routingKey, properties, body.getBytes(StandardCharsets.UTF_8));
         channel.waitForConfirmsOrDie(10_000);
     }
 

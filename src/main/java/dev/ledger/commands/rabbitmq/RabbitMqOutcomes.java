@@ -7,6 +7,7 @@ import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
 import io.smallrye.reactive.messaging.rabbitmq.OutgoingRabbitMQMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.eclipse.microprofile.reactive.messaging.Metadata;
@@ -34,12 +35,19 @@ public class RabbitMqOutcomes {
     private final MutinyEmitter<byte[]> replies;
     private final MutinyEmitter<byte[]> deadLetters;
 
+    /** The command a dead letter was ({@code transfers.create}, ...): its routing key, which the dead letter cannot keep. */
+    static final String COMMAND = "ledger-command";
+
+    private final String deadLetterRoutingKey;
+
     public RabbitMqOutcomes(@Channel("outcomes") MutinyEmitter<byte[]> outcomes,
                             @Channel("replies") MutinyEmitter<byte[]> replies,
-                            @Channel("dead-letters") MutinyEmitter<byte[]> deadLetters) {
+                            @Channel("dead-letters") MutinyEmitter<byte[]> deadLetters,
+                            @ConfigProperty(name = "mp.messaging.incoming.commands.dead-letter-routing-key") String deadLetterRoutingKey) {
         this.outcomes = outcomes;
         this.replies = replies;
         this.deadLetters = deadLetters;
+        this.deadLetterRoutingKey = deadLetterRoutingKey;
     }
 
     /**
@@ -91,15 +99,18 @@ public class RabbitMqOutcomes {
     }
 
     /**
-     * The command as it arrived (body, properties, headers), to the dead-letter exchange under its
-     * routing key, with the reason as {@code x-ledger-problem}.
+     * The command as it arrived (body, properties, headers), to the dead-letter exchange, with the reason as
+     * {@code x-ledger-problem} and its routing key (the command it was) as {@code ledger-command}. Published under the
+     * dead-letter queue's own routing key, the one binding of the direct exchange {@code ledger.commands.dlx}: under
+     * the command's routing key, a transfer's dead letter would be routed nowhere and dropped by the broker.
      */
     Uni<Void> deadLetter(IncomingRabbitMQMetadata command, byte[] body, String problemSlug) {
         Map<String, Object> headers = new HashMap<>(command.getHeaders());
         headers.put(PROBLEM, problemSlug);
+        headers.put(COMMAND, command.getRoutingKey());
         command.getUserId().ifPresent(user -> headers.put(SENDER, user));
         OutgoingRabbitMQMetadata.Builder metadata = new OutgoingRabbitMQMetadata.Builder()
-                .withRoutingKey(command.getRoutingKey())
+                .withRoutingKey(deadLetterRoutingKey)
                 .withDeliveryMode(2)
                 .withHeaders(headers);
         command.getContentType().ifPresent(metadata::withContentType);
