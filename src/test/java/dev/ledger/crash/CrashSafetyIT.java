@@ -2,6 +2,8 @@ package dev.ledger.crash;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.LedgerApi;
+import dev.ledger.testing.LedgerChecks;
 import dev.ledger.testing.PackagedApp;
 import dev.ledger.testing.PaymentLoad;
 import dev.ledger.testing.PaymentLoad.Answer;
@@ -32,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -49,14 +52,16 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Crash safety, proven on the packaged application (two instances) against a PostgreSQL and a Redis
- * of the test's own: bursts of payments while the instance that serves them is killed with SIGKILL at
- * varying moments, while Redis is flushed, and while Redis and PostgreSQL restart. Then the same two
+ * of the test's own: bursts of payments, transfers, holds, posts, voids and reversals while the instance that
+ * serves them is killed with SIGKILL at varying moments, while Redis is flushed, and while Redis and PostgreSQL restart. Then the same two
  * instances again with DynamoDB as the fast path (the tests' dynalite behind a proxy, a table of this
  * run's own), failing closed: SIGKILLs again, and DynamoDB cut away under a burst. Every key is
  * retried until it has a definitive answer (after a kill, through the other instance, while the
  * killed one restarts and then serves the next kill's burst); then every key must have been applied
  * at most once, every applied key must replay its original answer (from Postgres too), every
- * balance must equal the sum of its ledger entries, and no refusal while failing closed applied anything.
+ * balance must equal both the sum of its ledger entries and what the answers said moved (money conserved), every
+ * transfer's legs and every account's pending amounts must agree with the transfers, and no refusal while failing
+ * closed applied anything.
  */
 @EnabledIf(value = "serverBinariesInstalled", disabledReason = "needs PostgreSQL's initdb and redis-server (bash .ci/services)")
 class CrashSafetyIT {
@@ -94,6 +99,11 @@ class CrashSafetyIT {
     /** Keys refused with 503 while failing closed and not yet answered definitively: none may replay later. */
     private final Set<String> refusedFailingClosed = new HashSet<>();
     private int failClosedRefusals;
+    /** Holds answered pending and not yet posted or voided by a request of a burst; transfers posted (not reversals). */
+    private final List<String> holds = new ArrayList<>();
+    private final List<String> posted = new ArrayList<>();
+    /** Each account's last sequence given to a payment: a step of 1000, as transfers' legs take the next one too. */
+    private final Map<String, Long> sequences = new HashMap<>();
 
     static boolean serverBinariesInstalled() {
         return PostgresServer.installed() && RedisServer.installed();
@@ -150,12 +160,13 @@ class CrashSafetyIT {
         }
     }
 
-    /** An answer that is final for the key (recorded for replay). */
+    /**
+     * An answer that is final for the key (recorded for replay): not a 503, none, or 409 request-in-progress. A 400
+     * would be final too, and then fail the replays at the end (it is not recorded): no request here is malformed.
+     */
     private static boolean definitive(Answer answer) {
         int status = answer.status();
-        return status == 201 || status == 404
-                || (status == 409 && answer.type().equals("/problems/stale-sequence"))
-                || (status == 422 && answer.type().equals("/problems/insufficient-funds"));
+        return status >= 200 && status < 500 && !answer.type().equals("/problems/request-in-progress");
     }
 
     /** Remembers a key's first definitive answer; any later one must be the same answer, replayed. */
@@ -177,25 +188,70 @@ class CrashSafetyIT {
         assertFalse(refusedFailingClosed.remove(request.key()) && answer.isReplay() && !originals.containsKey(request.key()),
                 "key " + request.key() + " was refused failing closed, yet applied: " + answer.body());
         Answer original = originals.putIfAbsent(request.key(), answer);
-        if (original != null) {
+        if (original == null) {
+            remember(request, answer);
+        } else {
             assertEquals(original.status(), answer.status(), "key " + request.key() + " changed its answer");
             assertEquals(original.body(), answer.body(), "key " + request.key() + " changed its answer");
             assertTrue(answer.isReplay(), "key " + request.key() + " executed again instead of replaying");
         }
     }
 
+    /** The holds and posted transfers a key's first final answer made, for the bursts to come to post, void or reverse. */
+    private void remember(Payment request, Answer answer) {
+        if (!request.path().startsWith("/transfers") || (answer.status() != 201 && answer.status() != 200)) {
+            return;
+        }
+        JsonNode transfer = answer.json();
+        String id = transfer.get("id").asText();
+        if (answer.status() == 201 && transfer.get("status").asText().equals("pending")) {
+            holds.add(id);
+        } else if (transfer.get("status").asText().equals("posted") && transfer.get("reversalOf").isNull()) {
+            posted.add(id);
+        }
+    }
+
+    /**
+     * A burst of the round: payments (a quarter of them debits), transfers between two of the accounts, holds,
+     * posts (full or partial) and voids of holds made before, and reversals of transfers posted before.
+     */
     private List<Payment> burst(Random random, List<String> accounts, int round) {
         List<Payment> burst = new ArrayList<>();
         for (int i = 0; i < BURST; i++) {
-            String account = accounts.get(random.nextInt(accounts.size()));
-            boolean debit = random.nextInt(4) == 0;
-            long amount = debit ? 1 + random.nextInt(3_000) : 1 + random.nextInt(1_000);
-            Payment request = load.payment(account, debit ? "DEBIT" : "CREDIT", amount,
-                    "crash-" + round + "-" + i + "-" + random.nextInt(1_000_000));
+            String key = "crash-" + round + "-" + i + "-" + random.nextInt(1_000_000);
+            String debit = accounts.get(random.nextInt(accounts.size()));
+            String credit = accounts.get((accounts.indexOf(debit) + 1 + random.nextInt(accounts.size() - 1)) % accounts.size());
+            long amount = 1 + random.nextInt(1_000);
+            int roll = random.nextInt(100);
+            Payment request;
+            if (roll < 25) {
+                request = PaymentLoad.request("/transfers", key, LedgerApi.transferBody(debit, credit, amount, ""));
+            } else if (roll < 37) {
+                request = PaymentLoad.request("/transfers", key,
+                        LedgerApi.transferBody(debit, credit, amount, "\"pending\":true,\"timeoutSeconds\":600"));
+            } else if (roll < 47 && !holds.isEmpty()) {
+                String hold = holds.remove(random.nextInt(holds.size()));
+                request = random.nextInt(3) == 0 ? PaymentLoad.request("/transfers/" + hold + "/void", key, "{}")
+                        : PaymentLoad.request("/transfers/" + hold + "/post", key,
+                        random.nextBoolean() ? "{}" : "{\"amount\":" + amount + "}");
+            } else if (roll < 52 && !posted.isEmpty()) {
+                request = PaymentLoad.request("/transfers/" + posted.get(random.nextInt(posted.size())) + "/reversals", key,
+                        "{\"amount\":" + (1 + random.nextInt(300)) + "}");
+            } else {
+                boolean isDebit = random.nextInt(4) == 0;
+                request = payment(debit, isDebit ? "DEBIT" : "CREDIT", isDebit ? 1 + random.nextInt(3_000) : amount, key);
+            }
             requests.put(request.key(), request);
             burst.add(request);
         }
         return burst;
+    }
+
+    /** A payment on {@code account} with its next sequence. */
+    private Payment payment(String account, String type, long amount, String key) {
+        long sequence = sequences.merge(account, 1_000L, Long::sum);
+        return PaymentLoad.request("/accounts/" + account + "/transactions", key, "{\"type\":\"" + type + "\",\"amount\":"
+                + amount + ",\"sequence\":" + sequence + ",\"reference\":\"" + key + "\"}");
     }
 
     /**
@@ -281,11 +337,14 @@ class CrashSafetyIT {
 
         int doubleApplications = reconcile(accounts);
         String report = String.format("crash safety: %d rounds (%d SIGKILL, %d Redis flush, %d Redis+Postgres restart; "
-                        + "with DynamoDB failing closed %d SIGKILL, %d DynamoDB cut), %d keys, %d without a final first answer, "
-                        + "%d retries, %d crashes, %d refused failing closed, %d applied, double applications: %d%n",
+                        + "with DynamoDB failing closed %d SIGKILL, %d DynamoDB cut), %d keys (%d of them transfers, holds, posts, "
+                        + "voids or reversals), %d without a final first answer, %d retries, %d crashes, %d refused failing closed, "
+                        + "applied %s, final answers by status %s, double applications: %d; money conserved: every balance is what "
+                        + "the answers said moved, the accounts' total %d = credits less debits applied%n",
                 round, KILL_ROUNDS, FLUSH_ROUNDS, RESTART_ROUNDS, DYNAMODB_KILL_ROUNDS, DYNAMODB_CUT_ROUNDS, requests.size(),
-                interrupted, retries, crashes, failClosedRefusals,
-                originals.values().stream().filter(a -> a.status() == 201).count(), doubleApplications);
+                requests.values().stream().filter(r -> r.path().startsWith("/transfers")).count(),
+                interrupted, retries, crashes, failClosedRefusals, appliedByKind(), finalStatuses(), doubleApplications,
+                total(accounts));
         Files.writeString(new File("target/crash-safety-report.txt").toPath(), report);
         System.out.print("[crash-safety] " + report);
         assertEquals(KILL_ROUNDS + DYNAMODB_KILL_ROUNDS, crashes);
@@ -355,7 +414,7 @@ class CrashSafetyIT {
      * readiness is DOWN; once DynamoDB is back the same key executes (no replay: nothing had run).
      */
     private void theStoreUnreachableFailingClosedRefusesAndAppliesNothing(String account) throws Exception {
-        Payment payment = load.payment(account, "CREDIT", 1, "crash-fail-closed-" + UUID.randomUUID());
+        Payment payment = payment(account, "CREDIT", 1, "crash-fail-closed-" + UUID.randomUUID());
         requests.put(payment.key(), payment);
         long balance = balance(account);
         dynamodb.cut();
@@ -389,44 +448,101 @@ class CrashSafetyIT {
         }
     }
 
-    /** Compares the database with the answers: counts what was applied twice or applied without a 201. */
+    /**
+     * Compares the database with the answers: counts the payments and transfers applied twice or applied without a
+     * 201 for them; checks that each balance is what the answers said moved (money conserved) and that PostgreSQL
+     * agrees with itself ({@link LedgerChecks}).
+     */
     private int reconcile(List<String> accounts) throws Exception {
-        Map<String, Answer> appliedById = new HashMap<>();
+        Set<String> transactions = new HashSet<>();
+        Set<String> transfers = new HashSet<>();
         Map<String, Long> expectedBalance = new HashMap<>();
         for (Map.Entry<String, Answer> entry : originals.entrySet()) {
             Answer answer = entry.getValue();
+            if (answer.status() != 201 && answer.status() != 200) {
+                continue;
+            }
+            JsonNode body = answer.json();
+            if (requests.get(entry.getKey()).path().endsWith("/transactions")) {
+                transactions.add(body.get("id").asText());
+                long signed = ("DEBIT".equals(body.get("type").asText()) ? -1 : 1) * body.get("amount").asLong();
+                expectedBalance.merge(body.get("accountId").asText(), signed, Long::sum);
+                continue;
+            }
             if (answer.status() == 201) {
-                JsonNode tx = answer.json();
-                appliedById.put(tx.get("id").asText(), answer);
-                long signed = ("DEBIT".equals(tx.get("type").asText()) ? -1 : 1) * tx.get("amount").asLong();
-                expectedBalance.merge(tx.get("accountId").asText(), signed, Long::sum);
+                transfers.add(body.get("id").asText());
+            }
+            // what moved: a transfer made posted and a reversal (201), a hold's post (200); a hold or a void moves nothing
+            if (body.get("status").asText().equals("posted")) {
+                long moved = body.get("postedAmount").asLong();
+                expectedBalance.merge(body.get("debitAccountId").asText(), -moved, Long::sum);
+                expectedBalance.merge(body.get("creditAccountId").asText(), moved, Long::sum);
             }
         }
         assertEquals(requests.size(), originals.size(), "every key reached a definitive answer");
         int anomalies = 0;
         try (Connection db = postgres.connect("ledger"); Statement sql = db.createStatement()) {
-            try (ResultSet rows = sql.executeQuery("SELECT id, account_id, type, amount FROM ledger_entries")) {
-                int entries = 0;
-                while (rows.next()) {
-                    entries++;
-                    if (!appliedById.containsKey(rows.getString("id"))) {
-                        anomalies++; // applied, but no client was ever told 201 for it
-                    }
-                }
-                anomalies += Math.abs(appliedById.size() - entries);
-            }
+            anomalies += unanswered(sql, "SELECT id FROM ledger_entries WHERE transfer_id IS NULL", transactions);
+            anomalies += unanswered(sql, "SELECT id FROM transfers", transfers);
             for (String account : accounts) {
-                try (ResultSet rows = sql.executeQuery("SELECT a.balance, coalesce(sum(CASE e.type WHEN 'CREDIT' "
-                        + "THEN e.amount ELSE -e.amount END), 0) AS ledger FROM accounts a LEFT JOIN ledger_entries e "
-                        + "ON e.account_id = a.id WHERE a.id = '" + account + "' GROUP BY a.balance")) {
+                try (ResultSet rows = sql.executeQuery("SELECT balance FROM accounts WHERE id = '" + account + "'")) {
                     assertTrue(rows.next());
-                    assertEquals(rows.getLong("ledger"), rows.getLong("balance"), "balance = sum of ledger entries");
                     assertEquals(expectedBalance.getOrDefault(account, 0L), rows.getLong("balance"),
-                            "balance = sum of the answered 201s");
+                            "balance = what the answers said moved");
                 }
             }
+            assertEquals(List.of(), LedgerChecks.disagreements(db, accounts));
         }
         return anomalies;
+    }
+
+    /** Keys applied (a first 200 or 201), by what they asked for. */
+    private Map<String, Long> appliedByKind() {
+        Map<String, Long> counts = new TreeMap<>();
+        originals.forEach((key, answer) -> {
+            if (answer.status() == 200 || answer.status() == 201) {
+                String path = requests.get(key).path();
+                String kind = path.endsWith("/transactions") ? answer.json().get("type").asText().toLowerCase()
+                        : path.equals("/transfers") ? (answer.json().get("expiresAt").isNull() ? "transfer" : "hold")
+                        : path.substring(path.lastIndexOf('/') + 1);
+                counts.merge(kind, 1L, Long::sum);
+            }
+        });
+        return counts;
+    }
+
+    /** Each key's final answer, by status. */
+    private Map<Integer, Long> finalStatuses() {
+        Map<Integer, Long> counts = new TreeMap<>();
+        originals.values().forEach(answer -> counts.merge(answer.status(), 1L, Long::sum));
+        return counts;
+    }
+
+    /** The accounts' balances added up, asserted equal to the credits less the debits applied: transfers move, never make. */
+    private long total(List<String> accounts) throws Exception {
+        long applied = originals.entrySet().stream()
+                .filter(e -> e.getValue().status() == 201 && requests.get(e.getKey()).path().endsWith("/transactions"))
+                .mapToLong(e -> ("DEBIT".equals(e.getValue().json().get("type").asText()) ? -1 : 1)
+                        * e.getValue().json().get("amount").asLong()).sum();
+        long total = 0;
+        for (String account : accounts) {
+            total += balance(account);
+        }
+        assertEquals(applied, total, "the accounts' total = credits less debits applied");
+        return total;
+    }
+
+    /** The rows {@code query} finds that no answer told a client of, and the answered ones it does not find. */
+    private static int unanswered(Statement sql, String query, Set<String> answered) throws Exception {
+        int anomalies = 0;
+        int rows = 0;
+        try (ResultSet found = sql.executeQuery(query)) {
+            while (found.next()) {
+                rows++;
+                anomalies += answered.contains(found.getString(1)) ? 0 : 1;
+            }
+        }
+        return anomalies + Math.abs(answered.size() - rows);
     }
 
     private static void flushRedis() {

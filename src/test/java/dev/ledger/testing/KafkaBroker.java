@@ -110,6 +110,11 @@ public final class KafkaBroker {
 
     /** A reader of {@code topic} from its beginning, in a group of its own. */
     public static Reader reader(String topic) {
+        return new Reader(consumer(topic));
+    }
+
+    /** A consumer of {@code topic} from its beginning, in a group of its own. */
+    public static KafkaConsumer<byte[], byte[]> consumer(String topic) {
         Properties properties = new Properties();
         properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         properties.put(ConsumerConfig.GROUP_ID_CONFIG, "ledger-tests-" + UUID.randomUUID());
@@ -119,7 +124,7 @@ public final class KafkaBroker {
         properties.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(properties);
         consumer.subscribe(List.of(topic));
-        return new Reader(consumer);
+        return consumer;
     }
 
     /** What a reader received: key, value and headers as text. */

@@ -114,11 +114,11 @@ public final class PaymentLoad {
         }
     }
 
-    /** A payment: its key, account, amount and body never change across copies and retries. */
-    public record Payment(String key, String account, long amount, String body) {
-        String path() {
-            return "/accounts/" + account + "/transactions";
-        }
+    /**
+     * A request: its key, path and body never change across copies and retries. A payment's account and amount are
+     * its own (a credit of it, for {@link #reconcile()}); another POST, {@link #request}, has neither.
+     */
+    public record Payment(String key, String path, String account, long amount, String body) {
     }
 
     /** {@code name} marks its keys and its printed counts. */
@@ -215,8 +215,13 @@ public final class PaymentLoad {
     /** A new payment on {@code account} with the account's next sequence; {@code key} is also its reference. */
     public Payment payment(String account, String type, long amount, String key) {
         long sequence = sequences.merge(account, 1L, Long::sum);
-        return new Payment(key, account, amount, "{\"type\":\"" + type + "\",\"amount\":" + amount + ",\"sequence\":"
+        return new Payment(key, "/accounts/" + account + "/transactions", account, amount, "{\"type\":\"" + type + "\",\"amount\":" + amount + ",\"sequence\":"
                 + sequence + ",\"reference\":\"" + key + "\"}");
+    }
+
+    /** Any other POST of the API: {@code body} to {@code path} under {@code key}. */
+    public static Payment request(String path, String key, String body) {
+        return new Payment(key, path, null, 0, body);
     }
 
     /** Sends {@code payment} once, to instance {@code instance}. */

@@ -2,7 +2,9 @@ package dev.ledger.transfer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.CommandDoors;
 import dev.ledger.testing.DoorsProfile;
+import dev.ledger.testing.LedgerChecks;
 import dev.ledger.testing.TransferStorm;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -22,7 +24,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,7 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A storm on a few accounts, 64 requests in flight: transfers both ways, holds (some expiring meanwhile, so the
+ * A storm on a few accounts, 64 requests in flight, each sent (and each retry) through HTTP, RabbitMQ or Kafka at random
+ * ({@link CommandDoors}): transfers both ways, holds (some expiring meanwhile, so the
  * expiry job works among the requests), posts, voids, reversals, debits and credits, and copies of requests
  * under one key. Nothing may answer 5xx (a deadlock included), nothing may apply twice, no account's available
  * may go below 0, and money is conserved: per currency the balances change exactly by the credits and debits
@@ -95,9 +97,13 @@ class TransferStormTest {
             }
         });
         long start = System.nanoTime();
-        TransferStorm storm = new TransferStorm(TransferStorm.http(ApiClient.DEV, base.toURI()), accounts, System.nanoTime());
-        try {
+        TransferStorm storm;
+        Map<String, Long> sentBy;
+        try (CommandDoors commands = new CommandDoors()) {
+            // each request through HTTP, RabbitMQ or Kafka, and each retry of it through any of them
+            storm = new TransferStorm(commands.anyOf(TransferStorm.http(ApiClient.DEV, base.toURI())), accounts, System.nanoTime());
             storm.run(REQUESTS, IN_FLIGHT);
+            sentBy = commands.sentBy();
         } finally {
             storming.set(false);
             watcher.get(60, TimeUnit.SECONDS);
@@ -112,11 +118,14 @@ class TransferStormTest {
         }
         List<String> ledger = ledgerDisagreements(accounts);
         long deadlocks = deadlocks() - deadlocksBefore;
-        System.out.printf("[transfer-storm] %d in flight, %d s: %s; conservation: %s; entries and holds against balances and "
+        System.out.printf("[transfer-storm] %d in flight, %d s, sent by door %s: %s; conservation: %s; entries and holds against balances and "
                         + "pending amounts: %s; lowest available seen %d over %d reads; deadlocks reported by PostgreSQL %d%n",
-                IN_FLIGHT, seconds, storm.summary(), conservation,
+                IN_FLIGHT, seconds, sentBy, storm.summary(), conservation,
                 ledger.isEmpty() ? "all agree" : ledger, lowestAvailable.get(), reads.get(), deadlocks);
 
+        for (String door : List.of("http", "rabbitmq", "kafka")) {
+            assertTrue(sentBy.getOrDefault(door, 0L) > REQUESTS / 5, "sent by door " + sentBy);
+        }
         assertEquals(0, storm.doubleApplications(), "double applications");
         assertEquals(List.of(), storm.inconsistentAnswers(), "a key answered two ways");
         for (Map.Entry<Integer, Long> status : storm.statuses().entrySet()) {
@@ -147,64 +156,10 @@ class TransferStormTest {
         return totals;
     }
 
-    /**
-     * What disagrees in PostgreSQL: an account whose entries do not add up to its balance, whose pending amounts
-     * are not its holds still pending, or whose balance is below 0; a posted transfer without its two legs of
-     * its posted amount; a transfer whose reversals do not add up to its reversed amount.
-     */
     private List<String> ledgerDisagreements(Map<String, List<String>> accounts) throws Exception {
-        List<String> found = new ArrayList<>();
         try (Connection db = dataSource.getConnection()) {
-            for (List<String> ids : accounts.values()) {
-                for (String id : ids) {
-                    try (PreparedStatement sql = db.prepareStatement("""
-                            SELECT a.balance, a.pending_debits, a.pending_credits,
-                                   (SELECT coalesce(sum(CASE e.type WHEN 'CREDIT' THEN e.amount ELSE -e.amount END), 0)
-                                      FROM ledger_entries e WHERE e.account_id = a.id) AS entries,
-                                   (SELECT coalesce(sum(t.amount), 0) FROM transfers t
-                                     WHERE t.debit_account_id = a.id AND t.status = 'pending') AS holds_out,
-                                   (SELECT coalesce(sum(t.amount), 0) FROM transfers t
-                                     WHERE t.credit_account_id = a.id AND t.status = 'pending') AS holds_in
-                              FROM accounts a WHERE a.id = ?""")) {
-                        sql.setObject(1, UUID.fromString(id));
-                        try (ResultSet row = sql.executeQuery()) {
-                            row.next();
-                            if (row.getLong("entries") != row.getLong("balance") || row.getLong("balance") < 0
-                                    || row.getLong("pending_debits") != row.getLong("holds_out")
-                                    || row.getLong("pending_credits") != row.getLong("holds_in")) {
-                                found.add(id + ": balance " + row.getLong("balance") + ", entries " + row.getLong("entries")
-                                        + ", pending " + row.getLong("pending_debits") + "/" + row.getLong("pending_credits")
-                                        + ", holds " + row.getLong("holds_out") + "/" + row.getLong("holds_in"));
-                            }
-                        }
-                    }
-                }
-            }
-            List<UUID> all = accounts.values().stream().flatMap(List::stream).map(UUID::fromString).toList();
-            try (PreparedStatement sql = db.prepareStatement("""
-                    SELECT t.id, t.status, t.posted_amount, t.reversed_amount,
-                           (SELECT count(*) FROM ledger_entries e WHERE e.transfer_id = t.id AND e.amount = t.posted_amount
-                               AND ((e.type = 'DEBIT' AND e.account_id = t.debit_account_id)
-                                 OR (e.type = 'CREDIT' AND e.account_id = t.credit_account_id))) AS legs,
-                           (SELECT count(*) FROM ledger_entries e WHERE e.transfer_id = t.id) AS entries,
-                           (SELECT coalesce(sum(r.amount), 0) FROM transfers r WHERE r.reversal_of = t.id) AS reversed
-                      FROM transfers t WHERE t.debit_account_id = ANY (?)""")) {
-                sql.setArray(1, db.createArrayOf("uuid", all.toArray()));
-                try (ResultSet row = sql.executeQuery()) {
-                    while (row.next()) {
-                        boolean posted = row.getString("status").equals("posted");
-                        long expectedLegs = posted ? 2 : 0;
-                        if (row.getLong("legs") != expectedLegs || row.getLong("entries") != expectedLegs
-                                || row.getLong("reversed") != row.getLong("reversed_amount")) {
-                            found.add("transfer " + row.getString("id") + " " + row.getString("status") + ": legs "
-                                    + row.getLong("legs") + " of " + row.getLong("entries") + " entries, reversed "
-                                    + row.getLong("reversed") + " of " + row.getLong("reversed_amount"));
-                        }
-                    }
-                }
-            }
+            return LedgerChecks.disagreements(db, accounts.values().stream().flatMap(List::stream).toList());
         }
-        return found;
     }
 
     private long deadlocks() throws Exception {
