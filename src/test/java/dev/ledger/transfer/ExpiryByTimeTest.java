@@ -1,8 +1,6 @@
 package dev.ledger.transfer;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -12,8 +10,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static dev.ledger.testing.LedgerApi.account;
 import static dev.ledger.testing.LedgerApi.credit;
@@ -29,21 +28,14 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * A hold expires at its time whatever the expiry job does: with the job not running, a hold past its expiry
- * is shown expired, counts as released for available (a debit may take its amount) and refuses its post, which
- * releases it; nothing else has touched its row until then.
+ * A hold expires at its time whatever the expiry job does: while the test holds the hold's row lock (the job skips
+ * locked rows), a hold past its expiry is shown expired, counts as released for available (a debit may take its
+ * amount) and refuses its post, which releases it; nothing else has touched its row until then. In the default
+ * profile, the job running every second: it cannot take a row the test holds, and the post, queued for the lock
+ * first, has it when the test lets go.
  */
 @QuarkusTest
-@TestProfile(ExpiryByTimeTest.WithoutTheExpiryJob.class)
 class ExpiryByTimeTest {
-    /** The expiry job's first run an hour after the start. */
-    public static class WithoutTheExpiryJob implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("ledger.transfers.expiry.every", "1h");
-        }
-    }
-
     @Inject
     DataSource dataSource;
 
@@ -56,25 +48,45 @@ class ExpiryByTimeTest {
         assertEquals(201, hold.statusCode(), hold.asString());
         String id = hold.path("id");
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> "expired".equals(getTransfer(id).path("status")));
-        assertEquals("pending", stored(id), "nothing released it yet");
-        assertEquals(600, storedPendingDebits(debit));
-        Response account = account(debit);
-        assertEquals(0, (int) account.path("pendingDebits"));
-        assertEquals(1000, (int) account.path("available"));
-        assertEquals(0, (int) account(credit).path("pendingCredits"));
-        // its amount is available again: a debit may take it, though the row still counts it
-        Response debitOfAll = postTransaction(debit, newKey(), transaction("DEBIT", 1000, 2));
-        assertEquals(201, debitOfAll.statusCode(), debitOfAll.asString());
+        try (Connection lock = dataSource.getConnection()) {
+            // taken within the hold's second, before the job may release it
+            lock.setAutoCommit(false);
+            assertEquals("pending", value(lock, "SELECT status FROM transfers WHERE id = ? FOR NO KEY UPDATE", id));
 
-        Response post = settle(id, "post", "{}");
-        assertEquals(409, post.statusCode(), post.asString());
-        assertEquals("/problems/transfer-expired", post.path("type"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> "expired".equals(getTransfer(id).path("status")));
+            assertEquals("pending", stored(id), "nothing released it yet");
+            assertEquals(600, storedPendingDebits(debit));
+            Response account = account(debit);
+            assertEquals(0, (int) account.path("pendingDebits"));
+            assertEquals(1000, (int) account.path("available"));
+            assertEquals(0, (int) account(credit).path("pendingCredits"));
+            // its amount is available again: a debit may take it, though the row still counts it
+            Response debitOfAll = postTransaction(debit, newKey(), transaction("DEBIT", 1000, 2));
+            assertEquals(201, debitOfAll.statusCode(), debitOfAll.asString());
+            assertEquals("pending", stored(id), "nothing released it yet");
+
+            CompletableFuture<Response> posting = CompletableFuture.supplyAsync(() -> settle(id, "post", "{}"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> postWaitsForTheLock() || posting.isDone());
+            lock.commit();
+            Response post = posting.get(30, TimeUnit.SECONDS);
+            assertEquals(409, post.statusCode(), post.asString());
+            assertEquals("/problems/transfer-expired", post.path("type"));
+        }
         assertEquals("expired", stored(id), "the refused post released it");
         assertEquals(0, storedPendingDebits(debit));
         assertEquals(409, settle(id, "void", "{}").statusCode());
         assertEquals(0, (int) account(debit).path("balance"));
         assertEquals(0, (int) account(credit).path("balance"));
+    }
+
+    /** Whether a post of a transfer waits for a row lock in PostgreSQL now. */
+    private boolean postWaitsForTheLock() throws Exception {
+        try (Connection db = dataSource.getConnection(); PreparedStatement sql = db.prepareStatement(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%ledger_post_transfer%'");
+             ResultSet rows = sql.executeQuery()) {
+            rows.next();
+            return rows.getLong(1) > 0;
+        }
     }
 
     private String stored(String transfer) throws Exception {
@@ -86,7 +98,13 @@ class ExpiryByTimeTest {
     }
 
     private Object value(String query, String id) throws Exception {
-        try (Connection db = dataSource.getConnection(); PreparedStatement sql = db.prepareStatement(query)) {
+        try (Connection db = dataSource.getConnection()) {
+            return value(db, query, id);
+        }
+    }
+
+    private static Object value(Connection db, String query, String id) throws Exception {
+        try (PreparedStatement sql = db.prepareStatement(query)) {
             sql.setObject(1, UUID.fromString(id));
             try (ResultSet rows = sql.executeQuery()) {
                 rows.next();
