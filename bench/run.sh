@@ -484,7 +484,7 @@ field() { field_of "${RESULT[$1]}" "$2"; }
   done
   [ -n "$BROKER_LIMIT" ] && { echo "$BROKER_LIMIT"; echo; }
   [ -n "$KAFKA_LIMIT" ] && { echo "$KAFKA_LIMIT"; echo; }
-  echo "pgbench of the service's own payment statement (bench/pgbench-service-payment.sql, one call of ledger_post_transaction_checked): $(IFS=';'; echo "${own[*]}" | sed 's/;/; /g')."
+  echo "pgbench of the service's own payment statement (bench/pgbench-service-payment.sql, one call of ledger_post_transaction_checked_with_holds): $(IFS=';'; echo "${own[*]}" | sed 's/;/; /g')."
   echo
   echo "$SERVICE"
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo), $(java -version 2>&1 | head -1)."
