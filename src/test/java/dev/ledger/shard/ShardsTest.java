@@ -1,6 +1,8 @@
 package dev.ledger.shard;
 
 import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.Broker;
+import dev.ledger.testing.BrokerUsers;
 import dev.ledger.testing.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -29,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 /**
  * Two clients on two PostgreSQL primaries: {@code dev} on the default shard (the tests' database), {@code other} on
  * the shard {@code two} ({@link ShardTwo}). Each client's account, payment, transfer, replay and key lookup land on its
- * own database and nowhere else; with the shard {@code two} down, its client alone is answered 503.
+ * own database and nowhere else, over HTTP and over RabbitMQ; with the shard {@code two} down, its client alone is
+ * answered 503.
  */
 @QuarkusTest
 @TestProfile(ShardsProfile.class)
@@ -87,6 +90,27 @@ class ShardsTest {
 
     @Test
     @Order(2)
+    void eachClientsCommandsLandOnItsOwnShard() throws Exception {
+        for (ApiClient client : new ApiClient[] {DEV, OTHER}) {
+            String account = client.newAccount();
+            BrokerUsers.ensure(client.id());
+            try (Broker broker = Broker.as(client.id(), BrokerUsers.PASSWORD, 0)) {
+                String replies = broker.replyQueue();
+                broker.publish(Broker.command(newKey(), client.id(), replies).build(),
+                        "{\"accountId\":\"" + account + "\",\"type\":\"CREDIT\",\"amount\":70,\"sequence\":1}");
+                Broker.Delivery reply = broker.next(replies, Duration.ofSeconds(20));
+                assertEquals(201, reply.status(), reply.body());
+            }
+            assertEquals(70, client.balance(account));
+            String here = client == DEV ? "default" : "two";
+            String there = client == DEV ? "two" : "default";
+            assertEquals(1, count(here, "SELECT count(*) FROM ledger_entries WHERE account_id = ?", account), account + " on " + here);
+            assertEquals(0, count(there, "SELECT count(*) FROM ledger_entries WHERE account_id = ?", account), account + " not on " + there);
+        }
+    }
+
+    @Test
+    @Order(3)
     void aShardDownAnswers503ToItsOwnClientsAlone() throws Exception {
         String devAccount = DEV.newAccount();
         String otherAccount = OTHER.newAccount();
