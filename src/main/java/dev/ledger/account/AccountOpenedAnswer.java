@@ -20,7 +20,7 @@ public class AccountOpenedAnswer implements RecordedSuccess {
     }
 
     @Override
-    public Uni<String> location(UUID resourceId) {
+    public Uni<String> location(String client, UUID resourceId) {
         return Uni.createFrom().item(AccountService.location(resourceId));
     }
 }

@@ -4,6 +4,8 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The service's own settings, under the {@code ledger.} prefix (environment: {@code LEDGER_...}). */
@@ -23,6 +25,28 @@ public interface LedgerConfig {
     WarmUp warmUp();
 
     Readiness readiness();
+
+    /**
+     * Clients on other PostgreSQL primaries than {@code quarkus.datasource.*} (the shard {@code default}, which holds
+     * every client no shard names), by shard name (dev.ledger.shard; docs/configuration.md, "Shards"). None: one
+     * primary, as ever.
+     */
+    Map<String, Shard> shards();
+
+    /** One PostgreSQL primary and the clients it holds: a complete database with the same schema, migrated at start. */
+    interface Shard {
+        /** The shard's reactive URL, {@code postgresql://host:5432/db}. */
+        String url();
+
+        /** The user the shard is reached as; none: the default shard's ({@code quarkus.datasource.username}). */
+        Optional<String> username();
+
+        /** That user's password; none: the default shard's. */
+        Optional<String> password();
+
+        /** The client ids whose data live on this shard, comma-separated. */
+        Optional<List<String>> clients();
+    }
 
     /** The readiness checks of the dependencies (docs/operations.md, "Readiness"). */
     interface Readiness {

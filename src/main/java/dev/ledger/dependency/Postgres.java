@@ -1,6 +1,7 @@
 package dev.ledger.dependency;
 
 import dev.ledger.config.LedgerConfig;
+import dev.ledger.shard.Shards;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -26,17 +27,23 @@ public class Postgres {
     static final int ROLLED_BACK_RETRIES = 3;
 
     private final Pool pool;
+    private final Shards shards;
     private final Duration timeout;
     private final DependencyTimer statements;
 
     @Inject
-    public Postgres(Pool pool, LedgerConfig config, MeterRegistry registry) {
-        this(pool, config.database().timeout(), registry);
+    public Postgres(Pool pool, Shards shards, LedgerConfig config, MeterRegistry registry) {
+        this(pool, shards, config.database().timeout(), registry);
     }
 
-    /** With a bound of its own: the tests' way in (PostgresTest). */
+    /** With a bound of its own and one database: the tests' way in (PostgresTest). */
     Postgres(Pool pool, Duration timeout, MeterRegistry registry) {
+        this(pool, null, timeout, registry);
+    }
+
+    private Postgres(Pool pool, Shards shards, Duration timeout, MeterRegistry registry) {
         this.pool = pool;
+        this.shards = shards;
         this.timeout = timeout;
         this.statements = DependencyTimer.of(registry, "postgres", "statement");
     }
@@ -54,7 +61,16 @@ public class Postgres {
      * complete} (eclipse-vertx/vertx-sql-client#1706).
      */
     public Uni<RowSet<Row>> query(String sql, Tuple args) {
-        return bounded(() -> pool.withConnection(connection -> connection.preparedQuery(sql).execute(args))
+        return query(pool, sql, args);
+    }
+
+    /** The same on the shard that holds {@code client}'s data ({@link Shards}): every statement of a client's request. */
+    public Uni<RowSet<Row>> query(String client, String sql, Tuple args) {
+        return query(shards.pool(client), sql, args);
+    }
+
+    private Uni<RowSet<Row>> query(Pool on, String sql, Tuple args) {
+        return bounded(() -> on.withConnection(connection -> connection.preparedQuery(sql).execute(args))
                 .onFailure(Postgres::rolledBack).retry().atMost(ROLLED_BACK_RETRIES));
     }
 

@@ -1,6 +1,7 @@
 package dev.ledger.dependency;
 
 import dev.ledger.config.LedgerConfig;
+import dev.ledger.shard.Shards;
 import io.quarkus.reactive.pg.client.PgPoolCreator;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgPool;
@@ -19,7 +20,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * retransmission, whose interval doubles at each try (seconds after an outage of seconds, up to two minutes
  * after a long one), while new connections wait for places. With both bounds such connections are dropped
  * within the bound, the pool tries new ones, and once the network is back the first of them serves: requests
- * and readiness ({@code dev.ledger.dependency.PostgresReadinessCheck}) recover within about the bound.
+ * and readiness ({@code dev.ledger.dependency.PostgresReadinessCheck}) recover within about the bound. The pools of
+ * the other shards ({@link Shards}) take the same two bounds.
  */
 @ApplicationScoped
 public class PostgresPool implements PgPoolCreator {
@@ -33,7 +35,7 @@ public class PostgresPool implements PgPoolCreator {
     @SuppressWarnings("deprecation") // Quarkus takes the pool as a PgPool, which only this factory still makes in Vert.x 4.5
     public Pool create(Input input) {
         for (PgConnectOptions connection : input.pgConnectOptionsList()) {
-            connection.setConnectTimeout(networkTimeoutMillis).setTcpUserTimeout(networkTimeoutMillis);
+            Shards.withNetworkTimeout(connection, networkTimeoutMillis);
         }
         return PgPool.pool(input.vertx(), input.pgConnectOptionsList(), input.poolOptions());
     }

@@ -55,16 +55,16 @@ public class KeyLookup {
                     LOG.debugf("Store unavailable for a key's lookup (%s): PostgreSQL answers alone", failure.getClass().getSimpleName());
                     return null;
                 })
-                .chain(held -> postgres.query(RECORD, Tuple.of(client, Buffer.buffer(hash)))
-                        .chain(rows -> rows.size() > 0 ? completed(rows.iterator().next())
+                .chain(held -> postgres.query(client, RECORD, Tuple.of(client, Buffer.buffer(hash)))
+                        .chain(rows -> rows.size() > 0 ? completed(client, rows.iterator().next())
                                 : Uni.createFrom().item(held == null ? null : inFlight(held))));
     }
 
-    private Uni<KeyState> completed(Row record) {
+    private Uni<KeyState> completed(String client, Row record) {
         String outcome = record.getString("outcome");
         RecordedSuccess success = successes.get(outcome);
         int status = success != null ? success.status() : refusal(outcome).status();
-        Uni<String> location = success != null ? success.location(record.getUUID("resource_id")) : Uni.createFrom().nullItem();
+        Uni<String> location = success != null ? success.location(client, record.getUUID("resource_id")) : Uni.createFrom().nullItem();
         return location.map(where -> new KeyState(true, record.getString("request_path"), status, where,
                 record.getOffsetDateTime("created_at").toInstant(), record.getOffsetDateTime("expires_at").toInstant()));
     }

@@ -17,6 +17,9 @@ public interface RecordedSuccess {
     /** The recorded answer's status. */
     int status();
 
-    /** The recorded answer's {@code Location} for the resource the request created ({@code resource_id}); null when it had none. */
-    Uni<String> location(UUID resourceId);
+    /**
+     * The recorded answer's {@code Location} for the resource {@code client}'s request created ({@code resource_id}); null
+     * when it had none.
+     */
+    Uni<String> location(String client, UUID resourceId);
 }

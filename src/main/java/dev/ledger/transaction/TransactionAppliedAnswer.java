@@ -30,7 +30,7 @@ public class TransactionAppliedAnswer implements RecordedSuccess {
     }
 
     @Override
-    public Uni<String> location(UUID entryId) {
-        return transactions.accountOf(entryId).map(account -> account == null ? null : TransactionService.location(account, entryId));
+    public Uni<String> location(String client, UUID entryId) {
+        return transactions.accountOf(client, entryId).map(account -> account == null ? null : TransactionService.location(account, entryId));
     }
 }

@@ -10,7 +10,6 @@ import dev.ledger.idempotency.ResponseRecorder;
 import dev.ledger.problem.Problem;
 import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemType;
-import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -93,11 +92,10 @@ public class TransactionService {
         return "/accounts/" + accountId + "/transactions/" + id;
     }
 
-    @WithSession
     public Uni<TransactionPage> list(UUID accountId, String owner, long after, int limit) {
-        return accounts.findOwned(accountId, owner)
+        return accounts.withSession(owner, () -> accounts.findOwned(accountId, owner)
                 .onItem().ifNull().failWith(AccountService::notFound)
-                .chain(account -> transactions.page(accountId, after, limit + 1))
+                .chain(account -> transactions.page(owner, accountId, after, limit + 1)))
                 .map(entries -> {
                     boolean more = entries.size() > limit;
                     List<TransactionView> items = entries.stream().limit(limit).map(TransactionView::of).toList();
@@ -106,13 +104,12 @@ public class TransactionService {
                 });
     }
 
-    @WithSession
     public Uni<TransactionView> find(UUID accountId, String owner, UUID transactionId) {
-        return accounts.findOwned(accountId, owner)
+        return accounts.withSession(owner, () -> accounts.findOwned(accountId, owner)
                 .onItem().ifNull().failWith(AccountService::notFound)
                 .chain(account -> transactionId == null
                         ? Uni.createFrom().<LedgerEntry>nullItem()
-                        : transactions.findInAccount(accountId, transactionId))
+                        : transactions.findInAccount(owner, accountId, transactionId)))
                 .onItem().ifNull().failWith(TransactionService::notFound)
                 .map(TransactionView::of);
     }

@@ -25,7 +25,7 @@ final class TransferAnswers {
         }
 
         @Override
-        public Uni<String> location(UUID resourceId) {
+        public Uni<String> location(String client, UUID resourceId) {
             return Uni.createFrom().item(NewTransfer.PATH + "/" + resourceId);
         }
     }
@@ -44,7 +44,7 @@ final class TransferAnswers {
         }
 
         @Override
-        public Uni<String> location(UUID resourceId) {
+        public Uni<String> location(String client, UUID resourceId) {
             return Uni.createFrom().nullItem();
         }
     }
@@ -63,7 +63,7 @@ final class TransferAnswers {
         }
 
         @Override
-        public Uni<String> location(UUID resourceId) {
+        public Uni<String> location(String client, UUID resourceId) {
             return Uni.createFrom().nullItem();
         }
     }

@@ -18,7 +18,7 @@ import java.util.UUID;
 /**
  * The transfers' statements: one call of a PL/pgSQL function of {@code V7__transfers.sql} per POST (the
  * idempotency record, the accounts, the transfer, the entries and the events, in one transaction), and the
- * read of a transfer as it is now; each bounded by {@link Postgres}.
+ * read of a transfer as it is now; each bounded by {@link Postgres}, on the client's shard.
  */
 @ApplicationScoped
 public class TransferRepository {
@@ -60,7 +60,7 @@ public class TransferRepository {
 
     /** The transfer as it is now, if it is {@code owner}'s; else null. */
     public Uni<Row> find(UUID id, String owner) {
-        return postgres.query(FIND, Tuple.of(id, owner)).map(TransferRepository::firstOrNull);
+        return postgres.query(owner, FIND, Tuple.of(id, owner)).map(TransferRepository::firstOrNull);
     }
 
     /** The record's columns (its path included), then {@code args}, then the current trace. */
@@ -69,7 +69,7 @@ public class TransferRepository {
                 Buffer.buffer(record.fingerprint()), record.expiresAt(), record.path()));
         values.addAll(Arrays.asList(args));
         values.add(TraceParent.current());
-        return postgres.query(sql, Tuple.from(values)).map(rows -> rows.iterator().next());
+        return postgres.query(record.client(), sql, Tuple.from(values)).map(rows -> rows.iterator().next());
     }
 
     private static Row firstOrNull(RowSet<Row> rows) {

@@ -71,7 +71,7 @@ class DeploymentFilesIT {
     void theConfigurationTableListsExactlyTheSettingsTheApplicationReads() throws IOException {
         String section = section(CONFIGURATION_DOC, "Settings");
         Set<String> documented = new TreeSet<>();
-        Matcher variable = Pattern.compile("`((?:LEDGER|QUARKUS)_[A-Z0-9_]+)`").matcher(section);
+        Matcher variable = Pattern.compile("`((?:LEDGER|QUARKUS)_[A-Z0-9_<>]+)`").matcher(section);
         while (variable.find()) {
             documented.add(variable.group(1));
         }

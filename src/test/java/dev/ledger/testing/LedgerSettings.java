@@ -4,6 +4,7 @@ import dev.ledger.config.LedgerConfig;
 import io.smallrye.config.WithDefault;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -35,14 +36,22 @@ public final class LedgerSettings {
                 continue;
             }
             String name = prefix + "." + method.getName().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase();
+            // groups of settings by name (ledger.shards.<name>.*): the group's settings under the placeholder <name>
+            if (method.getReturnType() == Map.class
+                    && method.getGenericReturnType() instanceof ParameterizedType map
+                    && map.getActualTypeArguments()[1] instanceof Class<?> group && isGroup(group)) {
+                collect(name + ".<name>", group, settings);
             // a group of settings: an interface nested (at any depth) in LedgerConfig
-            if (method.getReturnType().isInterface()
-                    && method.getReturnType().getName().startsWith(LedgerConfig.class.getName() + "$")) {
+            } else if (isGroup(method.getReturnType())) {
                 collect(name, method.getReturnType(), settings);
             } else {
                 WithDefault fallback = method.getAnnotation(WithDefault.class);
                 settings.put(name, Optional.ofNullable(fallback).map(WithDefault::value));
             }
         }
+    }
+
+    private static boolean isGroup(Class<?> type) {
+        return type.isInterface() && type.getName().startsWith(LedgerConfig.class.getName() + "$");
     }
 }

@@ -35,9 +35,17 @@ public final class PostgresServer implements AutoCloseable {
 
     /** Inside {@code namespace}, listening on its address (port 5432, which is the namespace's alone). */
     public PostgresServer(NetworkNamespace namespace) throws IOException, InterruptedException {
+        this(namespace, NetworkNamespace.listenAddress(namespace, 5432));
+    }
+
+    /** On 127.0.0.1:{@code port}; 0: a free port. */
+    public PostgresServer(int port) throws IOException, InterruptedException {
+        this(null, port == 0 ? NetworkNamespace.listenAddress(null, 5432) : InetSocketAddress.createUnresolved("127.0.0.1", port));
+    }
+
+    private PostgresServer(NetworkNamespace namespace, InetSocketAddress listen) throws IOException, InterruptedException {
         this.namespace = namespace;
         this.bin = findBin();
-        InetSocketAddress listen = NetworkNamespace.listenAddress(namespace, 5432);
         this.address = listen.getHostString();
         this.port = listen.getPort();
         this.dataDir = Files.createTempDirectory("ledger-crash-pg-");

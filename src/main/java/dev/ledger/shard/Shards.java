@@ -1,0 +1,113 @@
+package dev.ledger.shard;
+
+import dev.ledger.config.LedgerConfig;
+import io.quarkus.runtime.Startup;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.PoolOptions;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.Configuration;
+import org.jboss.logging.Logger;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The PostgreSQL primary of each client ({@link ShardLayout}): the pool of {@code quarkus.datasource.*} (the shard
+ * {@code default}, Hibernate Reactive's too) for every client no shard names, and one pool per shard of
+ * {@code ledger.shards.*}, made at start after its database is migrated with the same scripts as the default's
+ * (Flyway, given the scripts as Quarkus found them). A layout the settings cannot hold stops the start.
+ */
+@Startup
+@ApplicationScoped
+public class Shards {
+    private static final Logger LOG = Logger.getLogger(Shards.class);
+
+    private final ShardLayout layout;
+    private final Pool defaultPool;
+    private final Map<String, Pool> pools = new LinkedHashMap<>();
+
+    public Shards(LedgerConfig config, Pool defaultPool, Vertx vertx, Flyway defaultFlyway,
+                  @ConfigProperty(name = "quarkus.datasource.username") Optional<String> defaultUsername,
+                  @ConfigProperty(name = "quarkus.datasource.password") Optional<String> defaultPassword,
+                  @ConfigProperty(name = "quarkus.datasource.reactive.max-size", defaultValue = "20") int maxSize) {
+        this.layout = ShardLayout.of(config.shards());
+        this.defaultPool = defaultPool;
+        this.pools.put(ShardLayout.DEFAULT, defaultPool);
+        int networkTimeoutMillis = Math.toIntExact(config.database().networkTimeout().toMillis());
+        for (Map.Entry<String, LedgerConfig.Shard> shard : layout.extra().entrySet()) {
+            String user = shard.getValue().username().or(() -> defaultUsername).orElse(null);
+            String password = shard.getValue().password().or(() -> defaultPassword).orElse(null);
+            migrate(shard.getKey(), ShardLayout.jdbcUrl(shard.getValue().url()), user, password, defaultFlyway.getConfiguration());
+            PgConnectOptions options = withNetworkTimeout(PgConnectOptions.fromUri(shard.getValue().url().trim()), networkTimeoutMillis)
+                    .setCachePreparedStatements(true);
+            if (user != null) {
+                options.setUser(user);
+            }
+            if (password != null) {
+                options.setPassword(password);
+            }
+            io.vertx.sqlclient.Pool pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(maxSize))
+                    .connectingTo(options).using(vertx.getDelegate()).build();
+            pools.put(shard.getKey(), Pool.newInstance(pool));
+            LOG.infof("Shard %s: %s on %s:%d/%s", shard.getKey(), clientsOf(shard.getValue()), options.getHost(),
+                    options.getPort(), options.getDatabase());
+        }
+    }
+
+    /** The pool of the shard that holds {@code client}'s data. */
+    public Pool pool(String client) {
+        return pools.get(layout.shardOf(client));
+    }
+
+    /** Whether {@code client} is on the shard {@code default}, where Hibernate Reactive's session reads. */
+    public boolean onDefault(String client) {
+        return ShardLayout.DEFAULT.equals(layout.shardOf(client));
+    }
+
+    /** Every shard's pool by name, {@code default} first. */
+    public Map<String, Pool> all() {
+        return Collections.unmodifiableMap(pools);
+    }
+
+    /**
+     * The two network bounds of a connection that the pool settings have none for ({@code ledger.database.network-timeout}):
+     * the connect timeout and TCP_USER_TIMEOUT (dev.ledger.dependency.PostgresPool says why), for every shard's pool.
+     */
+    public static PgConnectOptions withNetworkTimeout(PgConnectOptions connection, int millis) {
+        connection.setConnectTimeout(millis).setTcpUserTimeout(millis);
+        return connection;
+    }
+
+    @PreDestroy
+    void close() {
+        pools.forEach((name, pool) -> {
+            if (pool != defaultPool) {
+                pool.closeAndForget();
+            }
+        });
+    }
+
+    private static void migrate(String name, String jdbcUrl, String user, String password, Configuration scripts) {
+        // the default's scripts, found where Quarkus found them (its scanner also works in a native executable)
+        Flyway flyway = Flyway.configure(scripts.getClassLoader())
+                .locations(scripts.getLocations())
+                .resourceProvider(scripts.getResourceProvider())
+                .javaMigrationClassProvider(scripts.getJavaMigrationClassProvider())
+                .dataSource(jdbcUrl, user, password)
+                .load();
+        int applied = flyway.migrate().migrationsExecuted;
+        LOG.infof("Shard %s migrated (%d migrations applied)", name, applied);
+    }
+
+    private static String clientsOf(LedgerConfig.Shard shard) {
+        return shard.clients().map(clients -> String.join(",", clients)).orElse("no client");
+    }
+}

@@ -1,0 +1,170 @@
+package dev.ledger.shard;
+
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.Broker;
+import dev.ledger.testing.BrokerUsers;
+import dev.ledger.testing.Sql;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
+import io.restassured.response.Response;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.UUID;
+
+import static dev.ledger.testing.ApiClient.DEV;
+import static dev.ledger.testing.ApiClient.OTHER;
+import static dev.ledger.testing.ApiClient.newKey;
+import static dev.ledger.testing.LedgerApi.transaction;
+import static dev.ledger.testing.LedgerApi.transferBody;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+/**
+ * Two clients on two PostgreSQL primaries: {@code dev} on the default shard (the tests' database), {@code other} on
+ * the shard {@code two} ({@link ShardTwo}). Each client's account, payment, transfer, replay and key lookup land on its
+ * own database and nowhere else, over HTTP and over RabbitMQ; with the shard {@code two} down, its client alone is
+ * answered 503.
+ */
+@QuarkusTest
+@TestProfile(ShardsProfile.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ShardsTest {
+
+    @Test
+    @Order(1)
+    void eachClientsRequestsLandOnItsOwnShard() throws Exception {
+        for (ApiClient client : new ApiClient[] {DEV, OTHER}) {
+            String payer = client.newAccount();
+            String payee = client.newAccount();
+            client.credit(payer, 1000, 1);
+
+            String debitKey = newKey();
+            Response debit = client.postTransaction(payer, debitKey, transaction("DEBIT", 100, 2));
+            assertEquals(201, debit.statusCode(), debit.asString());
+            Response replay = client.postTransaction(payer, debitKey, transaction("DEBIT", 100, 2));
+            assertEquals(201, replay.statusCode(), replay.asString());
+            assertEquals("true", replay.header("Idempotent-Replayed"));
+            assertEquals(debit.asString(), replay.asString());
+
+            Response transfer = client.transfer(transferBody(payer, payee, 250, ""));
+            assertEquals(201, transfer.statusCode(), transfer.asString());
+            String transferId = transfer.path("id");
+
+            Response lookup = client.lookup(debitKey);
+            assertEquals(200, lookup.statusCode(), lookup.asString());
+            assertEquals(debit.header("Location"), lookup.path("location"));
+
+            assertEquals(650, client.balance(payer));
+            assertEquals(250, client.balance(payee));
+            assertEquals(3, client.entryCount(payer));
+            String entryId = debit.path("id");
+            assertEquals(200, client.transaction(payer, entryId).statusCode());
+            assertEquals(200, client.getTransfer(transferId).statusCode());
+
+            String here = client == DEV ? "default" : "two";
+            String there = client == DEV ? "two" : "default";
+            for (String account : new String[] {payer, payee}) {
+                assertEquals(1, count(here, "SELECT count(*) FROM accounts WHERE id = ?", account), account + " on " + here);
+                assertEquals(0, count(there, "SELECT count(*) FROM accounts WHERE id = ?", account), account + " not on " + there);
+            }
+            assertEquals(1, count(here, "SELECT count(*) FROM ledger_entries WHERE id = ?", entryId));
+            assertEquals(0, count(there, "SELECT count(*) FROM ledger_entries WHERE id = ?", entryId));
+            assertEquals(1, count(here, "SELECT count(*) FROM transfers WHERE id = ?", transferId));
+            assertEquals(0, count(there, "SELECT count(*) FROM transfers WHERE id = ?", transferId));
+            // the two opens, the debit and the transfer: each key recorded once, on the client's shard alone
+            String[] created = {payer, payee, entryId, transferId};
+            assertEquals(4, countRecords(here, client.id(), created), client.id() + "'s records on " + here);
+            assertEquals(0, countRecords(there, client.id(), created), client.id() + "'s records not on " + there);
+        }
+        assertEquals(404, OTHER.account(DEV.newAccount()).statusCode(), "another client's account does not exist");
+    }
+
+    @Test
+    @Order(2)
+    void eachClientsCommandsLandOnItsOwnShard() throws Exception {
+        for (ApiClient client : new ApiClient[] {DEV, OTHER}) {
+            String account = client.newAccount();
+            BrokerUsers.ensure(client.id());
+            try (Broker broker = Broker.as(client.id(), BrokerUsers.PASSWORD, 0)) {
+                String replies = broker.replyQueue();
+                broker.publish(Broker.command(newKey(), client.id(), replies).build(),
+                        "{\"accountId\":\"" + account + "\",\"type\":\"CREDIT\",\"amount\":70,\"sequence\":1}");
+                Broker.Delivery reply = broker.next(replies, Duration.ofSeconds(20));
+                assertEquals(201, reply.status(), reply.body());
+            }
+            assertEquals(70, client.balance(account));
+            String here = client == DEV ? "default" : "two";
+            String there = client == DEV ? "two" : "default";
+            assertEquals(1, count(here, "SELECT count(*) FROM ledger_entries WHERE account_id = ?", account), account + " on " + here);
+            assertEquals(0, count(there, "SELECT count(*) FROM ledger_entries WHERE account_id = ?", account), account + " not on " + there);
+        }
+    }
+
+    @Test
+    @Order(3)
+    void aShardDownAnswers503ToItsOwnClientsAlone() throws Exception {
+        String devAccount = DEV.newAccount();
+        String otherAccount = OTHER.newAccount();
+        ShardTwo.server().crash();
+        try {
+            Response refused = OTHER.openAccount(newKey(), "EUR");
+            assertEquals(503, refused.statusCode(), refused.asString());
+            assertEquals("/problems/service-unavailable", refused.path("type"));
+            assertNotNull(refused.header("Retry-After"));
+            Response payment = OTHER.postTransaction(otherAccount, newKey(), transaction("CREDIT", 10, 1));
+            assertEquals(503, payment.statusCode(), payment.asString());
+            assertNotNull(payment.header("Retry-After"));
+            assertEquals(503, OTHER.account(otherAccount).statusCode());
+
+            Response served = DEV.postTransaction(devAccount, newKey(), transaction("CREDIT", 10, 1));
+            assertEquals(201, served.statusCode(), served.asString());
+            assertEquals(201, DEV.openAccount(newKey(), "EUR").statusCode());
+
+            Response ready = RestAssured.given().when().get("/q/health/ready").andReturn();
+            assertEquals(200, ready.statusCode(), ready.asString());
+            assertEquals("UP", ready.path("checks.find { it.name == 'PostgreSQL' }.data.postgresql"));
+            String two = ready.path("checks.find { it.name == 'PostgreSQL' }.data.'shard two'");
+            assertEquals("DOWN", two.substring(0, 4), ready.asString());
+        } finally {
+            ShardTwo.server().start();
+        }
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertEquals(201, OTHER.postTransaction(otherAccount, newKey(), transaction("CREDIT", 10, 1)).statusCode()));
+        Response ready = RestAssured.given().when().get("/q/health/ready").andReturn();
+        assertEquals("UP", ready.path("checks.find { it.name == 'PostgreSQL' }.data.'shard two'"), ready.asString());
+    }
+
+    private static long count(String shard, String sql, String id) throws Exception {
+        try (Connection db = "default".equals(shard) ? Sql.connect() : ShardTwo.connect();
+             PreparedStatement query = db.prepareStatement(sql)) {
+            query.setObject(1, UUID.fromString(id));
+            try (ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
+    }
+
+    /** The idempotency records of {@code client}'s requests that created these resources. */
+    private static long countRecords(String shard, String client, String[] resources) throws Exception {
+        try (Connection db = "default".equals(shard) ? Sql.connect() : ShardTwo.connect();
+             PreparedStatement query = db.prepareStatement(
+                     "SELECT count(*) FROM idempotency_records WHERE client = ? AND resource_id = ANY (?)")) {
+            query.setString(1, client);
+            query.setArray(2, db.createArrayOf("uuid", java.util.Arrays.stream(resources).map(UUID::fromString).toArray()));
+            try (ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
+    }
+}
