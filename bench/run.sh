@@ -402,9 +402,10 @@ limit() {
   LIMIT_CPU[$key]=$(ms_per $(( $(machine_ticks) - m0 )) "$ops")
   LIMIT_SERVER_CPU[$key]=$(ms_per $(( $(cpu_ticks $REDIS_PID) - r0 )) "$ops" 4)
 }
-pgbench_rate() { # script conns
-  PGHOST=127.0.0.1 PGUSER=postgres pgbench -n -M prepared -c "$2" -j $THREADS -T "${DURATION%s}" \
-    -D naccounts=1000 -f "$1" $DB 2>/dev/null | awk '/^tps/ { printf "%.0f", $3 }'
+pgbench_rate() { # script conns [pgbench options...]
+  local script=$1 conns=$2; shift 2
+  PGHOST=127.0.0.1 PGUSER=postgres pgbench -n -M prepared -c "$conns" -j $THREADS -T "${DURATION%s}" \
+    -D naccounts=1000 "$@" -f "$script" $DB 2>/dev/null | awk '/^tps/ { printf "%.0f", $3 }'
 }
 evalsha_rate() { # conns: reserve.lua's arguments as the service sends them (fingerprint, owner, lease, path, now)
   redis-benchmark -n 300000 -c "$1" --threads $THREADS --dbnum $REDIS_DB -r 1000000 -q \
@@ -420,6 +421,9 @@ if [ "$LIMITS" = 1 ]; then
     # the transfers' limit: the service's own statement (the accounts funded by seed_transfers)
     if [[ " $SCENARIOS " == *" transfers "* ]]; then
       limit own-transfer-$c pgbench_rate bench/pgbench-service-transfer.sql "$c"
+    fi
+    if [[ " $SCENARIOS " == *" hot-account "* ]]; then
+      limit own-hot-$c pgbench_rate bench/pgbench-service-hot-transfer.sql "$c" -D hot="$(cat "$OUT/hot-account.txt")"
     fi
     limit read-$c pgbench_rate bench/pgbench-read.sql "$c"
     limit evalsha-$c evalsha_rate "$c"
@@ -477,6 +481,7 @@ field() { field_of "${RESULT[$1]}" "$2"; }
       case $s in
         new-payments|commands|kafka-commands) key=pay-$c; what="pgbench payment, ${LIMIT_CPU[$key]:-} machine ms" ;;
         transfers) key=own-transfer-$c; what="pgbench of the service's transfer statement, ${LIMIT_CPU[$key]:-} machine ms" ;;
+        hot-account) key=own-hot-$c; what="the same from the one account, ${LIMIT_CPU[$key]:-} machine ms" ;;
         replays) key=evalsha-$c; what="EVALSHA reserve, ${LIMIT_CPU[$key]:-} machine ms, ${LIMIT_SERVER_CPU[$key]:-} of them Redis'" ;;
         reads) key=read-$c; what="pgbench read, ${LIMIT_CPU[$key]:-} machine ms" ;;
         *) key="" ;;
