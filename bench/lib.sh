@@ -90,6 +90,26 @@ seed_accounts() {
   [ "$seeded" -eq "$keys" ] || { echo "seeding replay keys failed: $seeded of $keys" >&2; return 1; }
 }
 
+# seed_transfers BASE DIR: what the transfer scenarios need beyond seed_accounts: every account of
+# DIR/accounts.txt credited with 10^12 (at sequence 10^9: above the replay keys' sequences, below every new
+# payment's, which start from the clock in microseconds), and one more account, the hot-account scenario's
+# source (DIR/hot-account.txt), credited with 10^15; fails unless every one succeeded
+seed_transfers() {
+  local base=$1 dir=$2 funded hot
+  export -f post; export API_KEY
+  # shellcheck disable=SC2016
+  funded=$(SEED_BASE=$base xargs -P 16 -I{} bash -c \
+    'printf "%s\n" "$(post "$SEED_BASE" "bench-fund-$1" "/accounts/$1/transactions" "{\"type\":\"CREDIT\",\"amount\":1000000000000,\"sequence\":1000000000}")"' _ {} \
+    < "$dir/accounts.txt" | grep -c '^201$' || true)
+  [ "$funded" -eq "$(wc -l < "$dir/accounts.txt")" ] || { echo "funding the accounts failed: $funded funded" >&2; return 1; }
+  hot=$(curl -s -X POST "$base/accounts" -H "Content-Type: application/json" -H "Authorization: Bearer $API_KEY" \
+    -H "Idempotency-Key: bench-open-hot" -d '{"currency":"EUR"}' | sed -E 's/.*"id":"([^"]+)".*/\1/')
+  [[ "$hot" =~ ^[0-9a-f-]{36}$ ]] || { echo "opening the hot account failed" >&2; return 1; }
+  [ "$(post "$base" bench-fund-hot "/accounts/$hot/transactions" '{"type":"CREDIT","amount":1000000000000000,"sequence":1}')" = 201 ] \
+    || { echo "funding the hot account failed" >&2; return 1; }
+  echo "$hot" > "$dir/hot-account.txt"
+}
+
 # scenario_args SCENARIO RUN CONNS DIR: the Lua script of a wrk scenario and its arguments, a word each
 # (RUN: a run id in every fresh key; DIR: where seed wrote accounts.txt and replays.txt)
 scenario_args() {
@@ -98,6 +118,8 @@ scenario_args() {
     replays) echo "replays.lua $4/replays.txt" ;;
     inflight) echo "inflight.lua $2 2 $(( $3 / 2 )) $4/accounts.txt" ;;
     reads) echo "reads.lua $4/accounts.txt" ;;
+    transfers) echo "transfers.lua $2 2 $4/accounts.txt" ;;
+    hot-account) echo "hot-account.lua $2 2 $4/hot-account.txt $4/accounts.txt" ;;
     *) echo "unknown scenario $1" >&2; return 1 ;;
   esac
 }
@@ -112,6 +134,16 @@ wrk_load() {
 
 # cpu_ticks PID...: the user and system CPU time the processes have used so far, in clock ticks
 cpu_ticks() { local pid total=0; for pid in "$@"; do total=$(( total + $(awk '{print $14 + $15}' "/proc/$pid/stat") )); done; echo $total; }
+# pg_ticks: the CPU time so far, in clock ticks, of the local PostgreSQL's backends connected to DB (the service's
+# pool): the database's own share of the work, without the backends of other databases on a shared server (nor
+# PostgreSQL's background writers); a backend that exits in between takes its ticks with it
+pg_ticks() {
+  local pid total=0
+  for pid in $(command psql -h 127.0.0.1 -U postgres -d postgres -qtA -c "SELECT pid FROM pg_stat_activity WHERE datname = '$DB'"); do
+    total=$(( total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0) ))
+  done
+  echo $total
+}
 TICK_MS=$(( 1000 / $(getconf CLK_TCK) ))
 # ms_per TICKS COUNT [DIGITS]: CPU milliseconds per operation, with DIGITS decimals (3)
 ms_per() { awk -v t=$(( $1 * TICK_MS )) -v n="$2" -v d="${3:-3}" 'BEGIN { printf "%.*f", d, (n > 0 ? t / n : 0) }'; }

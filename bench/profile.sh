@@ -6,7 +6,8 @@
 # loaded again with "stop", which writes the window's stacks: the start and the JIT's warm-up stay out
 # of the profile. Then shares.py prints the table.
 #
-#   bash bench/profile.sh [SCENARIO...]        replays, reads, new-payments, inflight, commands, kafka-commands
+#   bash bench/profile.sh [SCENARIO...]        replays, reads, new-payments, transfers, hot-account, inflight,
+#                                              commands, kafka-commands
 #                                              (default: replays reads new-payments)
 #
 # commands and kafka-commands are bench/run.sh's: PROFILE_COMMANDS (20000) commands published to RabbitMQ, or
@@ -72,6 +73,7 @@ APP=$!
 trap 'kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true; commands_teardown' EXIT
 wait_ready $APP "$PORT" "$OUT/service.log"
 seed_accounts "$BASE" "$OUT" 1000 2000
+if [[ " ${SCENARIOS[*]} " == *" transfers "* || " ${SCENARIOS[*]} " == *" hot-account "* ]]; then seed_transfers "$BASE" "$OUT"; fi
 
 profiler() { java bench/AttachAgent.java "$APP" "$AGENT" "$1"; }
 run_wrk() { # scenario phase duration: wrk, or the commands' load (PROFILE_COMMANDS_WARMUP of them to warm up)

@@ -6,10 +6,10 @@
 # Settings (environment): BENCH_CONNECTIONS ("16 64"), BENCH_DURATION (15s), BENCH_WARMUP (5s),
 # BENCH_FIRST_WARMUP (20s: each HTTP scenario's run in the first round, before any measurement),
 # BENCH_ACCOUNTS (1000), BENCH_REPLAY_KEYS (2000), BENCH_PORT (8099),
-# BENCH_SCENARIOS ("new-payments replays inflight reads commands kafka-commands events balanced"), BENCH_COMMANDS
+# BENCH_SCENARIOS ("new-payments transfers hot-account replays inflight reads commands kafka-commands events balanced"), BENCH_COMMANDS
 # (20000: commands published per run of the commands scenarios), BENCH_COMMANDS_WARMUP (as many: commands sent
 # before each measured run and in the first round), BENCH_KAFKA_PORT (19392: the benchmark's own
-# Kafka broker, .ci/kafka, for kafka-commands), BENCH_LIMITS (1; 0 skips the limits),
+# Kafka broker, .ci/kafka, for kafka-commands), BENCH_LIMITS (1; 0 skips the limits: the table without them),
 # BENCH_JAVA_OPTS (JVM options of the service; default below; empty for the JVM's defaults).
 # BENCH_AOT (1; 0 skips the start-time figure with the AOT cache of bench/aot-cache.sh),
 # BENCH_STARTS (1; 0 skips the start-to-ready figures altogether).
@@ -27,7 +27,7 @@ FIRST_WARMUP=${BENCH_FIRST_WARMUP:-20s}
 ACCOUNTS=${BENCH_ACCOUNTS:-1000}
 REPLAY_KEYS=${BENCH_REPLAY_KEYS:-2000}
 PORT=${BENCH_PORT:-8099}
-SCENARIOS=${BENCH_SCENARIOS:-"new-payments replays inflight reads commands kafka-commands events balanced"}
+SCENARIOS=${BENCH_SCENARIOS:-"new-payments transfers hot-account replays inflight reads commands kafka-commands events balanced"}
 COMMANDS=${BENCH_COMMANDS:-20000}
 # Commands sent to warm up before each commands scenario is measured (and in the first round): as many as a measured
 # run. A tenth of them left C2 compiling the command path through the measured window (43 % of a profile's samples).
@@ -64,6 +64,8 @@ ready_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
 
 # --- seed through the API ---------------------------------------------------------------------
 seed_accounts "$BASE" "$OUT" "$ACCOUNTS" "$REPLAY_KEYS"
+# the transfers' funds and the hot account's source
+if [[ " $SCENARIOS " == *" transfers "* || " $SCENARIOS " == *" hot-account "* ]]; then seed_transfers "$BASE" "$OUT"; fi
 
 # --- the scenarios ------------------------------------------------------------------------------
 # the whole machine's busy time (user, nice, system, irq, softirq), in the same clock ticks: the
@@ -78,13 +80,16 @@ scenario() { # name conns lua args...
   wrk_run warmup "$WARMUP" "$conns" "$lua" "$@" > /dev/null
   local before; before=$(cpu_ticks $APP)
   local machine_before; machine_before=$(machine_ticks)
+  local pg_before; pg_before=$(pg_ticks)
   wrk_run measure "$DURATION" "$conns" "$lua" "$@" > "$OUT/$name-$conns.txt"
   local after; after=$(cpu_ticks $APP)
   local machine_after; machine_after=$(machine_ticks)
+  local pg_after; pg_after=$(pg_ticks)
   local line; line=$(grep '^BENCH' "$OUT/$name-$conns.txt")
   local requests; requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<< "$line")
   RESULT[$name-$conns]="$line cpu_ms_per_req=$(ms_per $(( after - before )) "$requests")"
   RESULT[$name-$conns]+=" machine_cpu_ms_per_req=$(ms_per $(( machine_after - machine_before )) "$requests")"
+  RESULT[$name-$conns]+=" pg_cpu_ms_per_req=$(ms_per $(( pg_after - pg_before )) "$requests")"
   echo "$name @$conns: ${RESULT[$name-$conns]}"
 }
 # commands_scenario NAME RUN-FUNCTION CONNS [warm-up-only]: the same measure as scenario(), for
@@ -95,13 +100,16 @@ commands_scenario() {
   "$send" "$COMMANDS_WARMUP" "$run-warm" > /dev/null
   [ "${4:-}" = warm-up-only ] && return
   local before; before=$(cpu_ticks $APP)
+  local pg_before; pg_before=$(pg_ticks)
   "$send" "$COMMANDS" "$run" > "$OUT/$name-$c.txt"
   local after; after=$(cpu_ticks $APP)
+  local pg_after; pg_after=$(pg_ticks)
   local line; line=$(grep '^BENCH' "$OUT/$name-$c.txt")
   local outcomes; outcomes=$(field_of "$line" outcomes)
   # the machine's CPU over the load program's timed window (its own JVM start left out)
   RESULT[$name-$c]="$line p50_ms=- p99_ms=- cpu_ms_per_req=$(ms_per $(( after - before )) "$outcomes")"
   RESULT[$name-$c]+=" machine_cpu_ms_per_req=$(ms_per "$(field_of "$line" machine_ticks)" "$outcomes")"
+  RESULT[$name-$c]+=" pg_cpu_ms_per_req=$(ms_per $(( pg_after - pg_before )) "$outcomes")"
   echo "$name: ${RESULT[$name-$c]}"
 }
 # run_scenario NAME CONNS [warm-up-only]: the scenario with its Lua script and arguments
@@ -381,9 +389,8 @@ SERVICE="First start to ready (migrating an empty database): ${ready_ms} ms. $ST
 echo "$SERVICE"
 
 # --- this machine's limits for the same work --------------------------------------------------------
-[ "${BENCH_LIMITS:-1}" = "1" ] || exit 0
-psql -d $DB -f bench/pgbench-schema.sql >/dev/null
-SHA=$(redis-cli -n $REDIS_DB SCRIPT LOAD "$(cat src/main/resources/redis/reserve.lua)")
+# BENCH_LIMITS=0: none measured, the table without them
+LIMITS=${BENCH_LIMITS:-1}
 declare -A LIMIT LIMIT_CPU LIMIT_SERVER_CPU
 # The server the limits' clients talk to, for its own CPU per operation: the local Redis (a replay's
 # Redis work is the server's script and socket, whoever the client is)
@@ -399,21 +406,33 @@ limit() {
   LIMIT_CPU[$key]=$(ms_per $(( $(machine_ticks) - m0 )) "$ops")
   LIMIT_SERVER_CPU[$key]=$(ms_per $(( $(cpu_ticks $REDIS_PID) - r0 )) "$ops" 4)
 }
-pgbench_rate() { # script conns
-  PGHOST=127.0.0.1 PGUSER=postgres pgbench -n -M prepared -c "$2" -j $THREADS -T "${DURATION%s}" \
-    -D naccounts=1000 -f "$1" $DB 2>/dev/null | awk '/^tps/ { printf "%.0f", $3 }'
+pgbench_rate() { # script conns [pgbench options...]
+  local script=$1 conns=$2; shift 2
+  PGHOST=127.0.0.1 PGUSER=postgres pgbench -n -M prepared -c "$conns" -j $THREADS -T "${DURATION%s}" \
+    -D naccounts=1000 "$@" -f "$script" $DB 2>/dev/null | awk '/^tps/ { printf "%.0f", $3 }'
 }
-evalsha_rate() { # conns
+evalsha_rate() { # conns: reserve.lua's arguments as the service sends them (fingerprint, owner, lease, path, now)
   redis-benchmark -n 300000 -c "$1" --threads $THREADS --dbnum $REDIS_DB -r 1000000 -q \
-    EVALSHA "$SHA" 1 "bench:__rand_int__" fp owner 30000 | tr '\r' '\n' \
+    EVALSHA "$SHA" 1 "bench:__rand_int__" fp owner 30000 /accounts 0 | tr '\r' '\n' \
     | grep -oE '[0-9.]+ requests per second' | tail -1 | awk '{ printf "%.0f", $1 }'
 }
-for c in $CONNECTIONS; do
-  limit pay-$c pgbench_rate bench/pgbench-payment.sql "$c"
-  limit own-pay-$c pgbench_rate bench/pgbench-service-payment.sql "$c"
-  limit read-$c pgbench_rate bench/pgbench-read.sql "$c"
-  limit evalsha-$c evalsha_rate "$c"
-done
+if [ "$LIMITS" = 1 ]; then
+  psql -d $DB -f bench/pgbench-schema.sql >/dev/null
+  SHA=$(redis-cli -n $REDIS_DB SCRIPT LOAD "$(cat src/main/resources/redis/reserve.lua)")
+  for c in $CONNECTIONS; do
+    limit pay-$c pgbench_rate bench/pgbench-payment.sql "$c"
+    limit own-pay-$c pgbench_rate bench/pgbench-service-payment.sql "$c"
+    # the transfers' limit: the service's own statement (the accounts funded by seed_transfers)
+    if [[ " $SCENARIOS " == *" transfers "* ]]; then
+      limit own-transfer-$c pgbench_rate bench/pgbench-service-transfer.sql "$c"
+    fi
+    if [[ " $SCENARIOS " == *" hot-account "* ]]; then
+      limit own-hot-$c pgbench_rate bench/pgbench-service-hot-transfer.sql "$c" -D hot="$(cat "$OUT/hot-account.txt")"
+    fi
+    limit read-$c pgbench_rate bench/pgbench-read.sql "$c"
+    limit evalsha-$c evalsha_rate "$c"
+  done
+fi
 # The broker's own limit for the commands flow: bench/BrokerEcho.java does the service's message work
 # (consume with the service's prefetch, publish the outcome with a confirm, ack after the confirm)
 # without PostgreSQL and Redis, measured as the commands scenario is (bench/CommandLoad.java)
@@ -437,7 +456,7 @@ broker_alone() {
   echo "$sentence."
 }
 BROKER_LIMIT=""
-if [[ " $SCENARIOS " == *" commands "* ]]; then
+if [ "$LIMITS" = 1 ] && [[ " $SCENARIOS " == *" commands "* ]]; then
   BROKER_LIMIT=$(broker_alone broker commands_run commands \
     "The broker alone for the commands flow (bench/BrokerEcho.java: consume, publish the outcome with a confirm, ack; no PostgreSQL, no Redis)" \
     java -cp "$(cat "$OUT/classpath.txt")" bench/BrokerEcho.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" "${LEDGER_MESSAGING_PREFETCH:-64}")
@@ -447,7 +466,7 @@ fi
 # (acks=all, idempotent) and commits after the acknowledgements, without PostgreSQL and Redis. The
 # service stops first (its consumer group would share the partitions): this is the last measure of it.
 KAFKA_LIMIT=""
-if [[ " $SCENARIOS " == *" kafka-commands "* ]]; then
+if [ "$LIMITS" = 1 ] && [[ " $SCENARIOS " == *" kafka-commands "* ]]; then
   kill $APP 2>/dev/null || true; wait $APP 2>/dev/null || true
   KAFKA_LIMIT=$(broker_alone kafka kafka_commands_run kafka-commands \
     "Kafka alone for the commands flow (bench/KafkaEcho.java: consume, produce the outcome with acks=all, commit; no PostgreSQL, no Redis)" \
@@ -459,21 +478,25 @@ fi
 # field SCENARIO-CONNS KEY: the value of KEY=value in the scenario's result (whole keys only)
 field() { field_of "${RESULT[$1]}" "$2"; }
 {
-  echo "| scenario | conns | req/s | p50 ms | p99 ms | expected answers | CPU ms/req | machine CPU ms/req | limit (req/s) | ratio |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| scenario | conns | req/s | p50 ms | p99 ms | expected answers | CPU ms/req | PostgreSQL CPU ms/req | machine CPU ms/req | limit (req/s) | ratio |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   for c in $CONNECTIONS; do
     for s in $TABLE_SCENARIOS; do
       case $s in
-        new-payments|commands|kafka-commands) limit=${LIMIT[pay-$c]}; what="pgbench payment, ${LIMIT_CPU[pay-$c]} machine ms" ;;
-        replays) limit=${LIMIT[evalsha-$c]}; what="EVALSHA reserve, ${LIMIT_CPU[evalsha-$c]} machine ms, ${LIMIT_SERVER_CPU[evalsha-$c]} of them Redis'" ;;
-        reads) limit=${LIMIT[read-$c]}; what="pgbench read, ${LIMIT_CPU[read-$c]} machine ms" ;;
-        *) limit=""; what="" ;;
+        new-payments|commands|kafka-commands) key=pay-$c; what="pgbench payment, ${LIMIT_CPU[$key]:-} machine ms" ;;
+        transfers) key=own-transfer-$c; what="pgbench of the service's transfer statement, ${LIMIT_CPU[$key]:-} machine ms" ;;
+        hot-account) key=own-hot-$c; what="the same from the one account, ${LIMIT_CPU[$key]:-} machine ms" ;;
+        replays) key=evalsha-$c; what="EVALSHA reserve, ${LIMIT_CPU[$key]:-} machine ms, ${LIMIT_SERVER_CPU[$key]:-} of them Redis'" ;;
+        reads) key=read-$c; what="pgbench read, ${LIMIT_CPU[$key]:-} machine ms" ;;
+        *) key="" ;;
       esac
+      limit=${LIMIT[${key:-none}]:-}
+      [ -n "$limit" ] || what=""
       rps=$(field "$s-$c" rps)
       ratio=$([ -n "$limit" ] && awk -v a="$rps" -v b="$limit" 'BEGIN { printf "%.2f", a / b }' || echo "-")
-      printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s |\n" "$s" "$c" "$rps" "$(field "$s-$c" p50_ms)" \
+      printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$s" "$c" "$rps" "$(field "$s-$c" p50_ms)" \
         "$(field "$s-$c" p99_ms)" "$(field "$s-$c" expected_share)" "$(field "$s-$c" cpu_ms_per_req)" \
-        "$(field "$s-$c" machine_cpu_ms_per_req)" \
+        "$(field "$s-$c" pg_cpu_ms_per_req)" "$(field "$s-$c" machine_cpu_ms_per_req)" \
         "${limit:--}${what:+ ($what)}" "$ratio"
     done
   done
@@ -482,14 +505,16 @@ field() { field_of "${RESULT[$1]}" "$2"; }
   for c in $CONNECTIONS; do
     share=""
     if [[ " $SCENARIOS " == *" new-payments "* ]]; then
-      share=$(awk -v a="$(field "new-payments-$c" rps)" -v b="${LIMIT[own-pay-$c]}" 'BEGIN { if (b > 0) printf ", new payments %.2f of it", a / b }')
+      share=$(awk -v a="$(field "new-payments-$c" rps)" -v b="${LIMIT[own-pay-$c]:-0}" 'BEGIN { if (b > 0) printf ", new payments %.2f of it", a / b }')
     fi
-    own+=("at $c connections ${LIMIT[own-pay-$c]}/s (${LIMIT_CPU[own-pay-$c]} machine ms)$share")
+    own+=("at $c connections ${LIMIT[own-pay-$c]:-}/s (${LIMIT_CPU[own-pay-$c]:-} machine ms)$share")
   done
   [ -n "$BROKER_LIMIT" ] && { echo "$BROKER_LIMIT"; echo; }
   [ -n "$KAFKA_LIMIT" ] && { echo "$KAFKA_LIMIT"; echo; }
-  echo "pgbench of the service's own payment statement (bench/pgbench-service-payment.sql, one call of ledger_post_transaction_checked_with_holds): $(IFS=';'; echo "${own[*]}" | sed 's/;/; /g')."
-  echo
+  if [ "$LIMITS" = 1 ]; then
+    echo "pgbench of the service's own payment statement (bench/pgbench-service-payment.sql, one call of ledger_post_transaction_checked_with_holds): $(IFS=';'; echo "${own[*]}" | sed 's/;/; /g')."
+    echo
+  fi
   echo "$SERVICE"
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo), $(java -version 2>&1 | head -1)."
   if [ -n "$BALANCED_TABLE" ]; then
