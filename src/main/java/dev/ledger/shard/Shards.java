@@ -40,8 +40,7 @@ public class Shards {
                   @ConfigProperty(name = "quarkus.datasource.username") Optional<String> defaultUsername,
                   @ConfigProperty(name = "quarkus.datasource.password") Optional<String> defaultPassword,
                   @ConfigProperty(name = "quarkus.datasource.reactive.max-size", defaultValue = "20") int maxSize) {
-        this.layout = ShardLayout.of(config.shards())
-                .withEvents(config.events().rabbitmq().enabled() || config.events().kafka().enabled());
+        this.layout = ShardLayout.of(config.shards());
         this.defaultPool = defaultPool;
         this.pools.put(ShardLayout.DEFAULT, defaultPool);
         int networkTimeoutMillis = Math.toIntExact(config.database().networkTimeout().toMillis());
