@@ -30,7 +30,7 @@ public class AccountService {
         return accounts.open(record, UUID.randomUUID(), request.currency(), outbox.destinations())
                 .invoke(row -> {
                     if (!row.getBoolean("replayed")) {
-                        outbox.written();
+                        outbox.written(record.client());
                     }
                 })
                 .map(row -> DurableOutcome.of(row, this::render));

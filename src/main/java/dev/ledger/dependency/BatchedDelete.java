@@ -4,6 +4,8 @@ import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
+import java.util.Collection;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -28,6 +30,16 @@ public final class BatchedDelete {
                 .collect().in(() -> new long[2], (acc, deleted) -> {
                     acc[0] += deleted;
                     acc[1]++;
+                })
+                .map(acc -> new Result(acc[0], (int) acc[1]));
+    }
+
+    /** {@code run} on each of {@code shards} one after the other (a failure stops them); what they did, summed. */
+    public static <S> Uni<Result> onEvery(Collection<S> shards, Function<S, Uni<Result>> run) {
+        return Multi.createFrom().iterable(shards).onItem().<Result>transformToUniAndConcatenate(run::apply)
+                .collect().in(() -> new long[2], (acc, result) -> {
+                    acc[0] += result.rows();
+                    acc[1] += result.batches();
                 })
                 .map(acc -> new Result(acc[0], (int) acc[1]));
     }

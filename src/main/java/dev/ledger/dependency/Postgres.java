@@ -69,7 +69,8 @@ public class Postgres {
         return query(shards.pool(client), sql, args);
     }
 
-    private Uni<RowSet<Row>> query(Pool on, String sql, Tuple args) {
+    /** The same on one shard's pool ({@link Shards#all}): the background jobs, which run on every shard. */
+    public Uni<RowSet<Row>> query(Pool on, String sql, Tuple args) {
         return bounded(() -> on.withConnection(connection -> connection.preparedQuery(sql).execute(args))
                 .onFailure(Postgres::rolledBack).retry().atMost(ROLLED_BACK_RETRIES));
     }

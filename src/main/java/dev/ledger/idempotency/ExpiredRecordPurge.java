@@ -5,13 +5,15 @@ import dev.ledger.dependency.BatchedDelete;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import dev.ledger.dependency.Postgres;
+import dev.ledger.shard.Shards;
+import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 /**
  * Removes expired idempotency records in {@link BatchedDelete bounded batches} (oldest first,
- * skipping rows another purger holds). A purged key is free again: a request with it executes afresh.
+ * skipping rows another purger holds), on every shard. A purged key is free again: a request with it executes afresh.
  */
 @ApplicationScoped
 public class ExpiredRecordPurge {
@@ -22,10 +24,12 @@ public class ExpiredRecordPurge {
                 ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
     private final Postgres guard;
+    private final Shards shards;
     private final LedgerConfig config;
 
-    public ExpiredRecordPurge(Postgres guard, LedgerConfig config) {
+    public ExpiredRecordPurge(Postgres guard, Shards shards, LedgerConfig config) {
         this.guard = guard;
+        this.shards = shards;
         this.config = config;
     }
 
@@ -33,12 +37,20 @@ public class ExpiredRecordPurge {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
         LedgerConfig.Purge purge = config.idempotency().purge();
-        return BatchedDelete.logged(purge(purge.batchSize(), purge.maxBatches()), LOG, "expired idempotency records");
+        return shards.each((shard, pool) -> BatchedDelete.logged(purge(pool, purge.batchSize(), purge.maxBatches()), LOG,
+                "expired idempotency records" + shards.where(shard)));
     }
 
-    /** Deletes batches of up to {@code batchSize} expired records until one comes back short, at most {@code maxBatches}. */
+    /**
+     * Deletes batches of up to {@code batchSize} expired records until one comes back short, at most {@code maxBatches},
+     * on every shard one after the other; answers the sum.
+     */
     public Uni<BatchedDelete.Result> purge(int batchSize, int maxBatches) {
-        return BatchedDelete.run(() -> guard.query(DELETE_BATCH, Tuple.of(batchSize)).map(rows -> rows.rowCount()),
+        return BatchedDelete.onEvery(shards.all().values(), pool -> purge(pool, batchSize, maxBatches));
+    }
+
+    private Uni<BatchedDelete.Result> purge(Pool shard, int batchSize, int maxBatches) {
+        return BatchedDelete.run(() -> guard.query(shard, DELETE_BATCH, Tuple.of(batchSize)).map(rows -> rows.rowCount()),
                 batchSize, maxBatches);
     }
 }

@@ -1,5 +1,7 @@
 package dev.ledger.outbox;
 
+import dev.ledger.shard.ShardLayout;
+import dev.ledger.shard.Shards;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -11,10 +13,15 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class Outbox {
     private final OutboxRelays relays;
+    private final Shards shards;
     private final String[] destinations;
+    /** Whether any shard besides the default is set; without, every client's relays are the default shard's. */
+    private final boolean sharded;
 
-    public Outbox(OutboxRelays relays) {
+    public Outbox(OutboxRelays relays, Shards shards) {
         this.relays = relays;
+        this.shards = shards;
+        this.sharded = shards.several();
         this.destinations = relays.destinations();
     }
 
@@ -23,10 +30,20 @@ public class Outbox {
         return destinations;
     }
 
-    /** A change wrote its event and committed: this instance's relays publish it now rather than at their next poll. */
-    public void written() {
+    /**
+     * A change of {@code client}'s wrote its event and committed: this instance's relays of the client's shard publish
+     * it now rather than at their next poll.
+     */
+    public void written(String client) {
         if (destinations.length > 0) {
-            relays.wake();
+            relays.wake(sharded ? shards.shardOf(client) : ShardLayout.DEFAULT);
+        }
+    }
+
+    /** A background job wrote events on {@code shard} and committed: this instance's relays of that shard publish them now. */
+    public void writtenOn(String shard) {
+        if (destinations.length > 0) {
+            relays.wake(shard);
         }
     }
 }

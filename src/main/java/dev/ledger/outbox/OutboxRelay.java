@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Publishes the outbox to one broker: every instance runs one per broker switched on
- * ({@link OutboxRelays}). A round is one PostgreSQL transaction: {@linkplain OutboxRepository#claim claim}
+ * Publishes one shard's outbox to one broker: every instance runs one per broker switched on and shard
+ * ({@link OutboxRelays}), each on its own: a shard down or a broker down stops only its relays. A round is one PostgreSQL transaction: {@linkplain OutboxRepository#claim claim}
  * a batch of this broker's deliveries (several relays of one broker share the work without taking the
  * same events, each account's events stay in order, and another broker's relay locks other rows), publish
  * it through the {@link EventPublisher} (which completes on the broker's confirms), mark it delivered,
@@ -45,6 +45,10 @@ final class OutboxRelay {
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
 
     private final String destination;
+    /** The destination, and the shard when there are several: what the logs name. */
+    private final String name;
+    /** The metrics' tags: {@code broker}, and {@code shard} when there are several. */
+    private final Tags tags;
     private final LedgerConfig.Events.Relay settings;
     private final OutboxRepository outbox;
     private final EventPublisher publisher;
@@ -73,9 +77,12 @@ final class OutboxRelay {
     private long poll = -1;
     private int failures;
 
-    OutboxRelay(EventPublisher publisher, LedgerConfig.Events.Relay settings, OutboxRepository outbox, Pool pool,
+    /** {@code shard}: the name of the shard whose outbox {@code pool} reads, null when the default shard is the only one. */
+    OutboxRelay(EventPublisher publisher, String shard, LedgerConfig.Events.Relay settings, OutboxRepository outbox, Pool pool,
                 ObjectMapper mapper, Vertx vertx, DependencyTimer publishes) {
         this.destination = publisher.destination();
+        this.name = shard == null ? destination : destination + " from shard " + shard;
+        this.tags = shard == null ? Tags.of("broker", destination) : Tags.of("broker", destination, "shard", shard);
         this.publishes = publishes;
         this.settings = settings;
         this.outbox = outbox;
@@ -96,7 +103,7 @@ final class OutboxRelay {
             refreshOldest();
             wake();
         }));
-        LOG.infof("Events relay to %s started: batches of up to %d, polling every %d ms", destination,
+        LOG.infof("Events relay to %s started: batches of up to %d, polling every %d ms", name,
                 settings.batchSize(), settings.pollInterval().toMillis());
         wake();
     }
@@ -120,7 +127,7 @@ final class OutboxRelay {
         woken.set(false);
         relayOnce().emitOn(onContext).subscribe().with(count -> {
             if (failures > 0) {
-                LOG.infof("Events relay to %s: publishing again after %d failed rounds", destination, failures);
+                LOG.infof("Events relay to %s: publishing again after %d failed rounds", name, failures);
                 failures = 0;
             }
             if (!stopped && (count >= settings.batchSize() || woken.get())) {
@@ -137,9 +144,9 @@ final class OutboxRelay {
     private void failed(Throwable failure) {
         failedRounds.increment();
         if (failures++ == 0) {
-            LOG.warnf("Events relay to %s: a round failed (%s); its events wait in PostgreSQL, retrying", destination, describe(failure));
+            LOG.warnf("Events relay to %s: a round failed (%s); its events wait in PostgreSQL, retrying", name, describe(failure));
         } else {
-            LOG.debugf("Events relay to %s: round failed again (%s)", destination, describe(failure));
+            LOG.debugf("Events relay to %s: round failed again (%s)", name, describe(failure));
         }
         long delay = Math.min(settings.pollInterval().toMillis(), FIRST_BACKOFF.toMillis() << Math.min(failures - 1, 20));
         backingOff = true;
@@ -220,8 +227,8 @@ final class OutboxRelay {
     }
 
     private void refreshOldest() {
-        outbox.oldestUndelivered(destination).subscribe().with(oldest -> oldestUnpublished = oldest,
-                failure -> LOG.debugf("Events relay to %s: cannot read the oldest unpublished event (%s)", destination, describe(failure)));
+        outbox.oldestUndelivered(pool, destination).subscribe().with(oldest -> oldestUnpublished = oldest,
+                failure -> LOG.debugf("Events relay to %s: cannot read the oldest unpublished event (%s)", name, describe(failure)));
     }
 
     /** Seconds since the oldest unpublished event was written, as of the last poll; 0 when none is waiting. */
@@ -230,9 +237,9 @@ final class OutboxRelay {
         return oldest == null ? 0 : Math.max(0, (System.currentTimeMillis() - oldest.toInstant().toEpochMilli()) / 1000.0);
     }
 
-    /** This relay's meters, tagged {@code broker} with its destination: see {@link OutboxRelays#relayMetrics}. */
+    /** This relay's meters, tagged {@code broker} with its destination (and {@code shard}): see {@link OutboxRelays#relayMetrics}. */
     void bind(MeterRegistry registry) {
-        Tags broker = Tags.of("broker", destination);
+        Tags broker = tags;
         Gauge.builder("ledger.events.oldest.unpublished.age", this, OutboxRelay::oldestUnpublishedAgeSeconds)
                 .tags(broker).baseUnit("seconds")
                 .description("Age of the oldest event not yet published to this broker, read at every poll of its relay; 0 when none waits")

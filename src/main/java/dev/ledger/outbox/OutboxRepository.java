@@ -2,6 +2,7 @@ package dev.ledger.outbox;
 
 import dev.ledger.dependency.Postgres;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -84,15 +85,15 @@ public class OutboxRepository {
                 .replaceWithVoid();
     }
 
-    /** When the oldest event not yet delivered to {@code destination} was written, or null when none waits. */
-    public Uni<OffsetDateTime> oldestUndelivered(String destination) {
-        return postgres.query(OLDEST, Tuple.of(destination))
+    /** When the oldest event not yet delivered to {@code destination} from {@code shard} was written, or null when none waits. */
+    public Uni<OffsetDateTime> oldestUndelivered(Pool shard, String destination) {
+        return postgres.query(shard, OLDEST, Tuple.of(destination))
                 .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getOffsetDateTime("created_at"));
     }
 
-    /** Deletes up to {@code batchSize} events published longer than {@code retention} ago; answers how many. */
-    public Uni<Integer> purgeBatch(int batchSize, Duration retention) {
-        return postgres.query(PURGE_BATCH, Tuple.of(batchSize, retention.toMillis() / 1000.0))
+    /** Deletes up to {@code batchSize} events of {@code shard} published longer than {@code retention} ago; answers how many. */
+    public Uni<Integer> purgeBatch(Pool shard, int batchSize, Duration retention) {
+        return postgres.query(shard, PURGE_BATCH, Tuple.of(batchSize, retention.toMillis() / 1000.0))
                 .map(rows -> rows.rowCount());
     }
 }

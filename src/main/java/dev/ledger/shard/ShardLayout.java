@@ -54,20 +54,6 @@ public final class ShardLayout {
         return new ShardLayout(Collections.unmodifiableMap(extra), Collections.unmodifiableMap(shardOfClient));
     }
 
-    /**
-     * Refuses events with more than one shard: this version's outbox relays, purges and hold-expiry job run on the
-     * default shard alone (docs/scaling.md), so an event written on another shard would never be published.
-     */
-    public ShardLayout withEvents(boolean eventsOn) {
-        if (eventsOn && !extra.isEmpty()) {
-            throw new ConfigurationException("Events (ledger.events.rabbitmq.enabled, ledger.events.kafka.enabled) are "
-                    + "relayed from the default shard only in this version: with ledger.shards." + extra.keySet().iterator().next()
-                    + " set, an event written there would never be published. Switch events off, or keep every client on "
-                    + "the default shard");
-        }
-        return this;
-    }
-
     /** The name of the shard that holds {@code client}'s data. */
     public String shardOf(String client) {
         return shardOfClient.getOrDefault(client, DEFAULT);

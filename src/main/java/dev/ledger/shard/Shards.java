@@ -2,6 +2,7 @@ package dev.ledger.shard;
 
 import dev.ledger.config.LedgerConfig;
 import io.quarkus.runtime.Startup;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.pgclient.PgBuilder;
@@ -18,6 +19,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * The PostgreSQL primary of each client ({@link ShardLayout}): the pool of {@code quarkus.datasource.*} (the shard
@@ -38,8 +40,7 @@ public class Shards {
                   @ConfigProperty(name = "quarkus.datasource.username") Optional<String> defaultUsername,
                   @ConfigProperty(name = "quarkus.datasource.password") Optional<String> defaultPassword,
                   @ConfigProperty(name = "quarkus.datasource.reactive.max-size", defaultValue = "20") int maxSize) {
-        this.layout = ShardLayout.of(config.shards())
-                .withEvents(config.events().rabbitmq().enabled() || config.events().kafka().enabled());
+        this.layout = ShardLayout.of(config.shards());
         this.defaultPool = defaultPool;
         this.pools.put(ShardLayout.DEFAULT, defaultPool);
         int networkTimeoutMillis = Math.toIntExact(config.database().networkTimeout().toMillis());
@@ -73,9 +74,36 @@ public class Shards {
         return ShardLayout.DEFAULT.equals(layout.shardOf(client));
     }
 
+    /** The name of the shard that holds {@code client}'s data. */
+    public String shardOf(String client) {
+        return layout.shardOf(client);
+    }
+
     /** Every shard's pool by name, {@code default} first. */
     public Map<String, Pool> all() {
         return Collections.unmodifiableMap(pools);
+    }
+
+    /** Whether any shard besides {@code default} is set: then the background jobs name the shard in logs and metrics. */
+    public boolean several() {
+        return pools.size() > 1;
+    }
+
+    /**
+     * Runs a background job ({@code job}: the shard's name and pool, answering when done) on every shard at once, so that
+     * a shard down or slow holds up only its own run; with the default shard alone, just that one run.
+     */
+    public Uni<Void> each(BiFunction<String, Pool, Uni<Void>> job) {
+        if (!several()) {
+            return job.apply(ShardLayout.DEFAULT, defaultPool);
+        }
+        return Uni.join().all(pools.entrySet().stream().map(shard -> job.apply(shard.getKey(), shard.getValue())).toList())
+                .andCollectFailures().replaceWithVoid();
+    }
+
+    /** For a job's log line: " on shard two" when there are several shards, nothing otherwise. */
+    public String where(String shard) {
+        return several() ? " on shard " + shard : "";
     }
 
     /**

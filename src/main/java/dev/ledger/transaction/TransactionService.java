@@ -46,7 +46,7 @@ public class TransactionService {
         return transactions.post(record, payment.accountId(), UUID.randomUUID(), request, outbox.destinations())
                 .invoke(row -> {
                     if (!row.getBoolean("replayed") && "APPLIED".equals(row.getString("outcome"))) {
-                        outbox.written();
+                        outbox.written(record.client());
                     }
                 })
                 .map(row -> DurableOutcome.of(row, answer -> render(answer, request)));

@@ -4,17 +4,22 @@ import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.BatchedDelete;
 import dev.ledger.dependency.Postgres;
 import dev.ledger.outbox.Outbox;
+import dev.ledger.shard.Shards;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.time.OffsetDateTime;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,12 +27,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@code ledger_expire_holds} in {@code V7__transfers.sql}): the hold becomes {@code expired}, its amount
  * leaves both accounts' pending amounts, and each account gets its {@code transfer.expired} event, in one
  * transaction. A hold is expired from its {@code expiresAt} whatever this job does (every statement decides
- * by time); the job makes the release and its events follow. Every instance runs it: a batch takes the holds
- * no other batch holds ({@code SKIP LOCKED}), then their accounts in id order, as every statement does.
+ * by time); the job makes the release and its events follow. Every instance runs it, on every shard: a batch takes
+ * the holds no other batch holds ({@code SKIP LOCKED}), then their accounts in id order, as every statement does.
  *
  * <p>In /q/metrics: {@code ledger_transfers_expired_total} (holds this instance released),
  * {@code ledger_transfers_expiry_lag_seconds} (after its last run: how long ago the oldest hold still
- * unreleased expired; 0 when none waits).
+ * unreleased expired; 0 when none waits); each tagged {@code shard} when there are several.
  */
 @ApplicationScoped
 public class HoldExpiry {
@@ -36,36 +41,49 @@ public class HoldExpiry {
 
     private final Postgres postgres;
     private final Outbox outbox;
+    private final Shards shards;
     private final LedgerConfig.Transfers.Expiry settings;
-    private final Counter released;
-    /** Milliseconds, as of the last batch. */
-    private final AtomicLong lagMillis = new AtomicLong();
+    /** Each shard's meters, by shard name. */
+    private final Map<String, ShardMeters> meters = new LinkedHashMap<>();
 
-    public HoldExpiry(Postgres postgres, Outbox outbox, LedgerConfig config, MeterRegistry registry) {
+    /** One shard's meters: holds released, and milliseconds of lag as of its last batch. */
+    private record ShardMeters(Counter released, AtomicLong lagMillis) {
+    }
+
+    public HoldExpiry(Postgres postgres, Outbox outbox, Shards shards, LedgerConfig config, MeterRegistry registry) {
         this.postgres = postgres;
         this.outbox = outbox;
+        this.shards = shards;
         this.settings = config.transfers().expiry();
-        this.released = Counter.builder("ledger.transfers.expired")
-                .description("Holds past their expiry released by this instance's expiry job").register(registry);
-        Gauge.builder("ledger.transfers.expiry.lag", lagMillis, millis -> millis.get() / 1000.0).baseUnit("seconds")
-                .description("After the expiry job's last run: how long ago the oldest hold it left unreleased expired (0: none)")
-                .register(registry);
+        for (String shard : shards.all().keySet()) {
+            Tags tags = shards.several() ? Tags.of("shard", shard) : Tags.empty();
+            AtomicLong lagMillis = new AtomicLong();
+            Counter released = Counter.builder("ledger.transfers.expired").tags(tags)
+                    .description("Holds past their expiry released by this instance's expiry job").register(registry);
+            Gauge.builder("ledger.transfers.expiry.lag", lagMillis, millis -> millis.get() / 1000.0).tags(tags).baseUnit("seconds")
+                    .description("After the expiry job's last run: how long ago the oldest hold it left unreleased expired (0: none)")
+                    .register(registry);
+            meters.put(shard, new ShardMeters(released, lagMillis));
+        }
     }
 
     @Scheduled(every = "${ledger.transfers.expiry.every}", delayed = "${ledger.transfers.expiry.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
-        return BatchedDelete.logged(release(settings.batchSize(), settings.maxBatches()), LOG, "Released", "Release",
-                "expired holds");
+        return shards.each((shard, pool) -> BatchedDelete.logged(release(shard, pool, settings.batchSize(), settings.maxBatches()),
+                LOG, "Released", "Release", "expired holds" + shards.where(shard)));
     }
 
-    /** Releases batches of up to {@code batchSize} expired holds until one comes back short, at most {@code maxBatches}. */
-    public Uni<BatchedDelete.Result> release(int batchSize, int maxBatches) {
-        return BatchedDelete.run(() -> batch(batchSize), batchSize, maxBatches);
+    /** Releases batches of up to {@code batchSize} expired holds of one shard until one comes back short, at most {@code maxBatches}. */
+    private Uni<BatchedDelete.Result> release(String shard, Pool pool, int batchSize, int maxBatches) {
+        return BatchedDelete.run(() -> batch(shard, pool, batchSize), batchSize, maxBatches);
     }
 
-    private Uni<Integer> batch(int batchSize) {
-        return postgres.query(RELEASE, Tuple.of(batchSize, outbox.destinations()))
+    private Uni<Integer> batch(String shard, Pool pool, int batchSize) {
+        ShardMeters shardMeters = meters.get(shard);
+        Counter released = shardMeters.released();
+        AtomicLong lagMillis = shardMeters.lagMillis();
+        return postgres.query(pool, RELEASE, Tuple.of(batchSize, outbox.destinations()))
                 .map(rows -> {
                     Row row = rows.iterator().next();
                     int count = row.getInteger("released");
@@ -74,7 +92,7 @@ public class HoldExpiry {
                     lagMillis.set(oldest == null ? 0 : java.time.Duration.between(oldest, now).toMillis());
                     if (count > 0) {
                         released.increment(count);
-                        outbox.written();
+                        outbox.writtenOn(shard);
                     }
                     return count;
                 });

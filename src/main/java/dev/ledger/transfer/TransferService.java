@@ -36,7 +36,7 @@ public class TransferService {
 
     /** Creates a transfer or a hold in one transaction with its idempotency record and, while events are on, its events. */
     public Uni<DurableOutcome> create(DurableRecord record, NewTransfer transfer) {
-        return answered(transfers.create(record, UUID.randomUUID(), transfer.fields(), outbox.destinations()),
+        return answered(record, transfers.create(record, UUID.randomUUID(), transfer.fields(), outbox.destinations()),
                 row -> render(row, transfer.fields().amount(), "Transfer"));
     }
 
@@ -46,24 +46,24 @@ public class TransferService {
         return switch (change.kind()) {
             case POST -> {
                 PostTransferRequest post = (PostTransferRequest) change.fields();
-                yield answered(transfers.post(record, change.transferId(), post, destinations),
+                yield answered(record, transfers.post(record, change.transferId(), post, destinations),
                         row -> render(row, post.amount(), "Post"));
             }
-            case VOID -> answered(transfers.voidHold(record, change.transferId(), destinations), row -> render(row, null, "Void"));
+            case VOID -> answered(record, transfers.voidHold(record, change.transferId(), destinations), row -> render(row, null, "Void"));
             case REVERSE -> {
                 ReverseTransferRequest reversal = (ReverseTransferRequest) change.fields();
-                yield answered(transfers.reverse(record, change.transferId(), UUID.randomUUID(), reversal, destinations),
+                yield answered(record, transfers.reverse(record, change.transferId(), UUID.randomUUID(), reversal, destinations),
                         row -> render(row, reversal.amount(), "Reversal"));
             }
         };
     }
 
-    private Uni<DurableOutcome> answered(Uni<Row> statement, java.util.function.Function<Row, RecordedResponse> render) {
+    private Uni<DurableOutcome> answered(DurableRecord record, Uni<Row> statement, java.util.function.Function<Row, RecordedResponse> render) {
         return statement
                 .invoke(row -> {
                     // a refusal may have written events too: a hold found expired is released by the statement that found it
                     if (!row.getBoolean("replayed")) {
-                        outbox.written();
+                        outbox.written(record.client());
                     }
                 })
                 .map(row -> DurableOutcome.of(row, render));

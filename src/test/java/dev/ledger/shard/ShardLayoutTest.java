@@ -15,7 +15,6 @@ import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -64,16 +63,6 @@ class ShardLayoutTest {
                 "us1", Shard.of("postgresql://db3/ledger", "acme", "globex"))));
         assertTrue(refused.getMessage().contains("The client globex is named by two shards, ledger.shards.eu2.clients and "
                 + "ledger.shards.us1.clients"), refused.getMessage());
-    }
-
-    @Test
-    void refusesEventsWithAnotherShardSinceOnlyTheDefaultShardsAreRelayed() {
-        ShardLayout twoShards = ShardLayout.of(Map.of("eu2", Shard.of("postgresql://db2/ledger", "globex")));
-        ConfigurationException refused = assertThrows(ConfigurationException.class, () -> twoShards.withEvents(true));
-        assertTrue(refused.getMessage().contains("ledger.shards.eu2"), refused.getMessage());
-        assertSame(twoShards, twoShards.withEvents(false));
-        ShardLayout oneShard = ShardLayout.of(Map.of());
-        assertSame(oneShard, oneShard.withEvents(true));
     }
 
     @Test

@@ -1,11 +1,24 @@
 package dev.ledger.shard;
 
+import dev.ledger.outbox.EventsSettings;
 import io.quarkus.test.junit.QuarkusTestProfile;
 
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
-/** The application with a second shard, {@code two} ({@link ShardTwo}), for the client {@code other}. */
+/**
+ * The application with a second shard, {@code two} ({@link ShardTwo}), for the client {@code other}; events on, to the
+ * shared RabbitMQ as {@link EventsSettings} sends them (the relays woken by the request path and the expiry job alone),
+ * without its traces.
+ */
 public class ShardsProfile implements QuarkusTestProfile {
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        return EventsSettings.overrides().entrySet().stream().filter(setting -> !setting.getKey().startsWith("quarkus.otel."))
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+    }
+
     @Override
     public List<TestResourceEntry> testResources() {
         return List.of(new TestResourceEntry(ShardTwo.class));

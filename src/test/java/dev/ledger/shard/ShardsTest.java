@@ -1,8 +1,10 @@
 package dev.ledger.shard;
 
+import dev.ledger.outbox.EventTap;
 import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.Broker;
 import dev.ledger.testing.BrokerUsers;
+import dev.ledger.testing.Metrics;
 import dev.ledger.testing.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -17,6 +19,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import static dev.ledger.testing.ApiClient.DEV;
@@ -26,12 +29,15 @@ import static dev.ledger.testing.LedgerApi.transaction;
 import static dev.ledger.testing.LedgerApi.transferBody;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Two clients on two PostgreSQL primaries: {@code dev} on the default shard (the tests' database), {@code other} on
  * the shard {@code two} ({@link ShardTwo}). Each client's account, payment, transfer, replay and key lookup land on its
- * own database and nowhere else, over HTTP and over RabbitMQ; with the shard {@code two} down, its client alone is
+ * own database and nowhere else, over HTTP and over RabbitMQ; each shard's events are published by its own relay, once
+ * and in order, and its holds released by the expiry job on it; with the shard {@code two} down, its client alone is
  * answered 503.
  */
 @QuarkusTest
@@ -111,6 +117,64 @@ class ShardsTest {
 
     @Test
     @Order(3)
+    void eachShardsEventsArePublishedOnceAndInOrderFromItsOwnOutbox() throws Exception {
+        try (EventTap tap = EventTap.onSharedBroker()) {
+            for (ApiClient client : new ApiClient[] {DEV, OTHER}) {
+                String account = client.newAccount();
+                Response first = client.credit(account, 100, 1);
+                Response second = client.credit(account, 200, 2);
+                assertEquals(201, second.statusCode(), second.asString());
+
+                await().atMost(Duration.ofSeconds(30)).until(() -> tap.of(List.of(account)).size() >= 3);
+                tap.drain(Duration.ofSeconds(10)); // whatever else the relays sent has arrived: a duplicate would show
+                List<EventTap.Delivery> events = tap.of(List.of(account));
+                assertEquals(List.of("account.opened", "transaction.applied", "transaction.applied"),
+                        events.stream().map(EventTap.Delivery::type).toList(), client.id() + "'s events, once each, in order");
+                assertEquals(first.path("id").toString(), events.get(1).resourceId());
+                assertEquals(second.path("id").toString(), events.get(2).resourceId());
+                assertEquals(3, events.stream().map(EventTap.Delivery::eventId).distinct().count());
+                for (EventTap.Delivery event : events) {
+                    assertEquals(client.id(), event.body().path("client").asText());
+                    assertFalse(event.redelivered());
+                }
+
+                String here = client == DEV ? "default" : "two";
+                String there = client == DEV ? "two" : "default";
+                assertEquals(3, count(here, "SELECT count(*) FROM outbox_events WHERE account_id = ?", account), "written on " + here);
+                assertEquals(0, count(there, "SELECT count(*) FROM outbox_events WHERE account_id = ?", account), "not on " + there);
+                assertEquals(0, count(here, "SELECT count(*) FROM outbox_deliveries d JOIN outbox_events o ON o.position = d.position "
+                        + "WHERE o.account_id = ?", account), "every delivery marked on " + here);
+            }
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aHoldOnShardTwoIsReleasedByTheExpiryJobThere() throws Exception {
+        try (EventTap tap = EventTap.onSharedBroker()) {
+            String payer = OTHER.newAccount();
+            OTHER.credit(payer, 1000, 1);
+            String payee = OTHER.newAccount();
+            double releasedBefore = releasedOnShardTwo();
+            Response hold = OTHER.transfer(transferBody(payer, payee, 600, "\"pending\":true,\"timeoutSeconds\":1"));
+            assertEquals(201, hold.statusCode(), hold.asString());
+            String id = hold.path("id");
+
+            // nobody asks for the hold: the expiry job on shard two releases it and wakes that shard's relay
+            await().atMost(Duration.ofSeconds(30)).until(() -> tap.of(List.of(payer)).size() >= 4);
+            await().atMost(Duration.ofSeconds(10)).until(() -> tap.of(List.of(payee)).size() >= 3);
+            assertEquals(List.of("account.opened", "transaction.applied", "transfer.pending", "transfer.expired"),
+                    tap.of(List.of(payer)).stream().map(EventTap.Delivery::type).toList());
+            assertEquals(List.of("account.opened", "transfer.pending", "transfer.expired"),
+                    tap.of(List.of(payee)).stream().map(EventTap.Delivery::type).toList());
+            assertEquals("expired", transferStatus(id), "released in shard two's database");
+            assertEquals(0, count("default", "SELECT count(*) FROM transfers WHERE id = ?", id));
+            assertTrue(releasedOnShardTwo() >= releasedBefore + 1, "counted as released on shard two");
+        }
+    }
+
+    @Test
+    @Order(5)
     void aShardDownAnswers503ToItsOwnClientsAlone() throws Exception {
         String devAccount = DEV.newAccount();
         String otherAccount = OTHER.newAccount();
@@ -141,6 +205,21 @@ class ShardsTest {
                 assertEquals(201, OTHER.postTransaction(otherAccount, newKey(), transaction("CREDIT", 10, 1)).statusCode()));
         Response ready = RestAssured.given().when().get("/q/health/ready").andReturn();
         assertEquals("UP", ready.path("checks.find { it.name == 'PostgreSQL' }.data.'shard two'"), ready.asString());
+    }
+
+    private static double releasedOnShardTwo() {
+        return Metrics.value(RestAssured.given().when().get("/q/metrics").asString(),
+                "ledger_transfers_expired_total{shard=\"two\"}").orElse(0);
+    }
+
+    private static String transferStatus(String id) throws Exception {
+        try (Connection db = ShardTwo.connect(); PreparedStatement query = db.prepareStatement("SELECT status FROM transfers WHERE id = ?")) {
+            query.setObject(1, UUID.fromString(id));
+            try (ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getString(1);
+            }
+        }
     }
 
     private static long count(String shard, String sql, String id) throws Exception {
