@@ -164,9 +164,9 @@ public class CommandDoor {
                     } else {
                         engine.record(outcome, start);
                         if (outcome instanceof Outcome.Unavailable) {
-                            delivery.unavailable();
+                            delivery.unavailable(command.client());
                         } else {
-                            delivery.available();
+                            delivery.available(command.client());
                         }
                     }
                     int limit = config.messaging().maxDeliveries();

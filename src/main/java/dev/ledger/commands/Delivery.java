@@ -49,11 +49,14 @@ public interface Delivery {
      */
     Uni<Boolean> retry(int attempt);
 
-    /** A command met an unavailable dependency (Redis failing closed, Postgres): the adapter may pause consuming. */
-    default void unavailable() {
+    /**
+     * A command of {@code client} met an unavailable dependency (Redis failing closed, the client's PostgreSQL shard):
+     * the adapter may pause consuming.
+     */
+    default void unavailable(String client) {
     }
 
-    /** A command's dependencies answered. */
-    default void available() {
+    /** A command of {@code client}'s dependencies answered. */
+    default void available(String client) {
     }
 }

@@ -19,6 +19,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -178,6 +179,18 @@ class ShardsTest {
     void aShardDownAnswers503ToItsOwnClientsAlone() throws Exception {
         String devAccount = DEV.newAccount();
         String otherAccount = OTHER.newAccount();
+        List<String> otherAccounts = new ArrayList<>();
+        List<String> devAccounts = new ArrayList<>();
+        for (int i = 0; i < COMMANDS; i++) {
+            otherAccounts.add(OTHER.newAccount());
+            devAccounts.add(DEV.newAccount());
+        }
+        BrokerUsers.ensure(DEV.id());
+        BrokerUsers.ensure(OTHER.id());
+        Broker otherBroker = Broker.as(OTHER.id(), BrokerUsers.PASSWORD, 0);
+        Broker devBroker = Broker.as(DEV.id(), BrokerUsers.PASSWORD, 0);
+        String otherReplies = otherBroker.replyQueue();
+        String devReplies = devBroker.replyQueue();
         ShardTwo.server().crash();
         try {
             Response refused = OTHER.openAccount(newKey(), "EUR");
@@ -198,13 +211,59 @@ class ShardsTest {
             assertEquals("UP", ready.path("checks.find { it.name == 'PostgreSQL' }.data.postgresql"));
             String two = ready.path("checks.find { it.name == 'PostgreSQL' }.data.'shard two'");
             assertEquals("DOWN", two.substring(0, 4), ready.asString());
+
+            // RabbitMQ's one queue: the down shard's commands wait (retried after their back-off), the default
+            // shard's are applied meanwhile, and the queue never pauses for one shard's outage
+            double pausesBefore = pauses();
+            double redeliveredBefore = redelivered();
+            for (String account : otherAccounts) {
+                otherBroker.publish(Broker.command(newKey(), OTHER.id(), otherReplies).build(), credit(account));
+            }
+            // each of them met its shard down and was given back to the broker, at least twice: its breaker opened
+            await().atMost(Duration.ofSeconds(30)).until(() -> redelivered() - redeliveredBefore >= 2 * otherAccounts.size());
+            for (String account : devAccounts) {
+                devBroker.publish(Broker.command(newKey(), DEV.id(), devReplies).build(), credit(account));
+            }
+            for (int i = 0; i < devAccounts.size(); i++) {
+                Broker.Delivery outcome = devBroker.next(devReplies, Duration.ofSeconds(20));
+                assertEquals(201, outcome.status(), outcome.body());
+            }
+            assertEquals(pausesBefore, pauses(), "the queue paused for one shard's outage");
+            assertEquals(0, otherBroker.depth(otherReplies), "no outcome for the down shard's commands yet");
+            System.out.printf("[shards] shard two down: %d commands of its client retried, %d of the default shard's "
+                    + "applied meanwhile, pauses of the queue %.0f%n", otherAccounts.size(), devAccounts.size(), pauses() - pausesBefore);
         } finally {
             ShardTwo.server().start();
         }
+        for (String ignored : otherAccounts) {
+            Broker.Delivery outcome = otherBroker.next(otherReplies, Duration.ofSeconds(60));
+            assertEquals(201, outcome.status(), outcome.body());
+        }
+        for (String account : otherAccounts) {
+            assertEquals(5, OTHER.balance(account), account);
+        }
+        otherBroker.close();
+        devBroker.close();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 assertEquals(201, OTHER.postTransaction(otherAccount, newKey(), transaction("CREDIT", 10, 1)).statusCode()));
         Response ready = RestAssured.given().when().get("/q/health/ready").andReturn();
         assertEquals("UP", ready.path("checks.find { it.name == 'PostgreSQL' }.data.'shard two'"), ready.asString());
+    }
+
+    /** Commands of each client sent while shard two is down. */
+    private static final int COMMANDS = 10;
+    /** RabbitMQ commands given back to the broker to be tried again, so far. */
+    private static double redelivered() {
+        return Metrics.value(RestAssured.given().when().get("/q/metrics").asString(),
+                "ledger_commands_total{outcome=\"redelivered\",problem=\"none\",transport=\"rabbitmq\"}").orElse(0);
+    }
+
+    private static String credit(String account) {
+        return "{\"accountId\":\"" + account + "\",\"type\":\"CREDIT\",\"amount\":5,\"sequence\":1}";
+    }
+
+    private static double pauses() {
+        return Metrics.value(RestAssured.given().when().get("/q/metrics").asString(), "ledger_commands_pauses_total").orElse(0);
     }
 
     private static double releasedOnShardTwo() {

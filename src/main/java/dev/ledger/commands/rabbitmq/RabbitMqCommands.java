@@ -150,13 +150,13 @@ public class RabbitMqCommands {
         }
 
         @Override
-        public void unavailable() {
-            pause.unavailable();
+        public void unavailable(String client) {
+            pause.unavailable(client);
         }
 
         @Override
-        public void available() {
-            pause.available();
+        public void available(String client) {
+            pause.available(client);
         }
     }
 

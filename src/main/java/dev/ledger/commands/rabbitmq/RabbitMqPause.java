@@ -2,6 +2,8 @@ package dev.ledger.commands.rabbitmq;
 
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
+import dev.ledger.shard.ShardLayout;
+import dev.ledger.shard.Shards;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -9,6 +11,9 @@ import io.smallrye.reactive.messaging.ChannelRegistry;
 import io.smallrye.reactive.messaging.PausableChannel;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,46 +23,69 @@ import java.util.concurrent.TimeUnit;
  * their back-off, nothing new arrives), and after {@code ledger.messaging.rabbitmq.pause} it is resumed for a
  * trial. {@code ledger_commands_pauses_total} counts the pauses. (Kafka's door needs none: a command retried
  * in place holds its lane, and the lanes full stop the fetching.)
+ *
+ * <p>With several PostgreSQL shards ({@link Shards}) each shard has a breaker of its own ({@code commands} the
+ * default shard's, {@code commands-<name>} each other's), counting its clients' commands, and the one queue pauses
+ * only while every shard's breaker is open: a shard that is down must not hold back the other shards' commands
+ * (its own are requeued after their back-off, as any command that meets an unavailable dependency). The store being
+ * away fails every shard's commands, so it still pauses the queue.
  */
 @ApplicationScoped
 public class RabbitMqPause {
     static final String CHANNEL = "commands";
 
-    private final CircuitBreaker breaker;
+    private final Shards shards;
     private final ChannelRegistry channels;
+    private final Counter pauses;
+    /** Each shard's breaker, by shard name, and the state it last moved to. */
+    private final Map<String, CircuitBreaker> breakers = new LinkedHashMap<>();
+    private final Map<String, CircuitBreaker.State> states = new ConcurrentHashMap<>();
 
-    public RabbitMqPause(ChannelRegistry channels, Breakers breakers, LedgerConfig config, MeterRegistry metrics) {
+    public RabbitMqPause(ChannelRegistry channels, Breakers factory, LedgerConfig config, MeterRegistry metrics, Shards shards) {
         this.channels = channels;
-        Counter pauses = Counter.builder("ledger.commands.pauses")
+        this.shards = shards;
+        this.pauses = Counter.builder("ledger.commands.pauses")
                 .description("Times the consumption of commands paused for unavailable dependencies").register(metrics);
         LedgerConfig.Messaging.Rabbitmq rabbitmq = config.messaging().rabbitmq();
         LedgerConfig.Messaging.Rabbitmq.Breaker settings = rabbitmq.breaker();
         Breakers.Policy policy = new Breakers.Policy(settings.window(), settings.minimumCalls(), settings.failureRatio(),
                 rabbitmq.pause(), 1, true);
-        this.breaker = breakers.create("commands", policy,
-                "commands meet unavailable dependencies; consumption paused for " + rabbitmq.pause().toMillis() + " ms",
-                state -> {
-                    PausableChannel channel = channels.getPausable(CHANNEL);
-                    if (channel == null) {
-                        return;
-                    }
-                    if (state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.FORCED_OPEN) {
-                        channel.pause();
-                        pauses.increment();
-                    } else if (channel.isPaused()) {
-                        channel.resume();
-                    }
-                });
+        for (String shard : shards.all().keySet()) {
+            String name = ShardLayout.DEFAULT.equals(shard) ? "commands" : "commands-" + shard;
+            states.put(shard, CircuitBreaker.State.CLOSED);
+            breakers.put(shard, factory.create(name, policy, "commands" + shards.where(shard)
+                    + " meet unavailable dependencies; consumption paused for " + rabbitmq.pause().toMillis() + " ms"
+                    + (shards.several() ? " once every shard's commands do" : ""), state -> moved(shard, state)));
+        }
     }
 
-    /** A command met an unavailable dependency. */
-    public void unavailable() {
-        breaker.onError(0, TimeUnit.NANOSECONDS, new IllegalStateException("dependency unavailable"));
+    /** A breaker moved: the channel paused while every shard's breaker is open, resumed (for a trial) otherwise. */
+    private synchronized void moved(String shard, CircuitBreaker.State state) {
+        states.put(shard, state);
+        PausableChannel channel = channels.getPausable(CHANNEL);
+        if (channel == null) {
+            return;
+        }
+        boolean everyOpen = states.values().stream()
+                .allMatch(each -> each == CircuitBreaker.State.OPEN || each == CircuitBreaker.State.FORCED_OPEN);
+        if (everyOpen) {
+            if (!channel.isPaused()) {
+                channel.pause();
+                pauses.increment();
+            }
+        } else if (channel.isPaused()) {
+            channel.resume();
+        }
     }
 
-    /** A command's dependencies answered. */
-    public void available() {
-        breaker.onSuccess(0, TimeUnit.NANOSECONDS);
+    /** A command of {@code client} met an unavailable dependency. */
+    public void unavailable(String client) {
+        breakers.get(shards.shardOf(client)).onError(0, TimeUnit.NANOSECONDS, new IllegalStateException("dependency unavailable"));
+    }
+
+    /** A command of {@code client}'s dependencies answered. */
+    public void available(String client) {
+        breakers.get(shards.shardOf(client)).onSuccess(0, TimeUnit.NANOSECONDS);
     }
 
     /** Whether consumption is paused now. */
