@@ -19,7 +19,9 @@ public interface RecordedSuccess {
 
     /**
      * The recorded answer's {@code Location} for the resource {@code client}'s request created ({@code resource_id}); null
-     * when it had none.
+     * when it had none (the default: a change of an existing resource).
      */
-    Uni<String> location(String client, UUID resourceId);
+    default Uni<String> location(String client, UUID resourceId) {
+        return Uni.createFrom().nullItem();
+    }
 }

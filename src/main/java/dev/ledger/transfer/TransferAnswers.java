@@ -30,41 +30,36 @@ final class TransferAnswers {
         }
     }
 
-    /** A hold posted: 200, no {@code Location}. */
-    @ApplicationScoped
-    static class Posted implements RecordedSuccess {
+    /** A hold settled, posted or voided: 200, no {@code Location}. */
+    abstract static class Settled implements RecordedSuccess {
+        private final String outcome;
+
+        Settled(String outcome) {
+            this.outcome = outcome;
+        }
+
         @Override
         public String outcome() {
-            return "TRANSFER_POSTED";
+            return outcome;
         }
 
         @Override
         public int status() {
             return 200;
-        }
-
-        @Override
-        public Uni<String> location(String client, UUID resourceId) {
-            return Uni.createFrom().nullItem();
         }
     }
 
-    /** A hold voided: 200, no {@code Location}. */
     @ApplicationScoped
-    static class Voided implements RecordedSuccess {
-        @Override
-        public String outcome() {
-            return "TRANSFER_VOIDED";
+    static class Posted extends Settled {
+        Posted() {
+            super("TRANSFER_POSTED");
         }
+    }
 
-        @Override
-        public int status() {
-            return 200;
-        }
-
-        @Override
-        public Uni<String> location(String client, UUID resourceId) {
-            return Uni.createFrom().nullItem();
+    @ApplicationScoped
+    static class Voided extends Settled {
+        Voided() {
+            super("TRANSFER_VOIDED");
         }
     }
 }
