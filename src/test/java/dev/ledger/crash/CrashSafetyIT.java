@@ -318,11 +318,16 @@ class CrashSafetyIT {
         // its table: retried now, they reserve afresh and replay from Postgres.
         switchToDynamoDb();
         round = killRounds("SIGKILL, DynamoDB", accounts, round, DYNAMODB_KILL_ROUNDS);
+        List<ScheduledFuture<?>> heals = new ArrayList<>();
         for (int i = 0; i < DYNAMODB_CUT_ROUNDS; i++, round++) {
             round("DynamoDB cut away", accounts, round, () -> {
                 dynamodb.cut();
-                CHAOS.schedule(dynamodb::heal, 1, TimeUnit.SECONDS);
+                heals.add(CHAOS.schedule(dynamodb::heal, 1, TimeUnit.SECONDS));
             }, i % 2, i % 2);
+        }
+        // a round's retries can end within the second its cut lasts: its heal must not land in the check below
+        for (ScheduledFuture<?> heal : heals) {
+            heal.get(30, TimeUnit.SECONDS);
         }
         theStoreUnreachableFailingClosedRefusesAndAppliesNothing(accounts.get(0));
 
