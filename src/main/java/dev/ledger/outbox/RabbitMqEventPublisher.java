@@ -74,6 +74,8 @@ public class RabbitMqEventPublisher implements EventPublisher {
     private Channel channel;
     /** The batch whose confirms the channel is waiting for. */
     private volatile Batch current;
+    /** The end of the last batch handed to {@link #publish}: the next one is sent after it. */
+    private CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
     /** The exchange (and the queue) have been declared since the start. */
     private volatile boolean declared;
     private int failedDeclarations;
@@ -138,29 +140,47 @@ public class RabbitMqEventPublisher implements EventPublisher {
         return enabled;
     }
 
+    /**
+     * Publishes one batch at a time: the confirms of the channel are told to the batch in flight ({@code current}),
+     * so a batch waits for the one before it to end (with several shards, a relay per shard shares this publisher).
+     * Its time bound counts from the call, the wait included.
+     */
     @Override
     public Uni<Void> publish(List<OutgoingEvent> events) {
         if (events.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return Uni.createFrom().<Void>completionStage(() -> {
-                    Batch batch = new Batch(events.size());
-                    thread.execute(() -> send(batch, events));
-                    return batch.done.whenComplete((ok, failure) -> {
-                        if (failure != null) {
-                            thread.execute(this::disconnect);
-                        }
+        return Uni.createFrom().deferred(() -> {
+            Batch batch = new Batch(events.size());
+            return Uni.createFrom().<Void>completionStage(() -> {
+                        after(batch).whenComplete((ignored, failed) -> thread.execute(() -> send(batch, events)));
+                        return batch.done.whenComplete((ok, failure) -> {
+                            if (failure != null) {
+                                thread.execute(this::disconnect);
+                            }
+                        });
+                    })
+                    .ifNoItem().after(confirmTimeout).failWith(() -> {
+                        EventPublishException timedOut = new EventPublishException(batch.confirmed(),
+                                "RabbitMQ confirmed no batch within " + confirmTimeout.toMillis() + " ms", null);
+                        batch.fail(timedOut); // ended: the next batch goes on a new channel
+                        thread.execute(this::disconnect);
+                        return timedOut;
                     });
-                })
-                .ifNoItem().after(confirmTimeout).failWith(() -> {
-                    Batch batch = current;
-                    thread.execute(this::disconnect);
-                    return new EventPublishException(batch == null ? 0 : batch.confirmed(),
-                            "RabbitMQ confirmed no batch within " + confirmTimeout.toMillis() + " ms", null);
-                });
+        });
+    }
+
+    /** The end of the batch before {@code batch}; {@code batch} is the last from now on. */
+    private synchronized CompletableFuture<Void> after(Batch batch) {
+        CompletableFuture<Void> previous = last;
+        last = batch.done.handle((ok, failure) -> null);
+        return previous;
     }
 
     private void send(Batch batch, List<OutgoingEvent> events) {
+        if (batch.done.isDone()) {
+            return; // timed out waiting for the batch before it: its relay publishes its events again
+        }
         try {
             Channel open = channel();
             batch.start(open, open.getNextPublishSeqNo());
