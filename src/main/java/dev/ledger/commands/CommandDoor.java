@@ -163,8 +163,10 @@ public class CommandDoor {
                         engine.failed(start);
                     } else {
                         engine.record(outcome, start);
-                        if (outcome instanceof Outcome.Unavailable) {
-                            delivery.unavailable(command.client());
+                        if (outcome instanceof Outcome.Unavailable unavailable) {
+                            if (!unavailable.clientMoving()) { // a client's move is its pause, not its shard's outage
+                                delivery.unavailable(command.client());
+                            }
                         } else {
                             delivery.available(command.client());
                         }

@@ -33,6 +33,29 @@ public interface LedgerConfig {
      */
     Map<String, Shard> shards();
 
+    /** Moving clients between shards (dev.ledger.shard.ClientMoves; docs/operations.md, "Moving a client to another shard"). */
+    Moves moves();
+
+    interface Moves {
+        /**
+         * How often an instance reads where moves put clients (the table {@code client_placements} on the shard
+         * {@code default}); an instance that meets a client's fence on its old shard reads it at once too.
+         */
+        @WithDefault("1s")
+        Duration refresh();
+
+        /**
+         * How long a move waits for a lock on the client's old shard (its statements in flight when the fence goes up,
+         * the relay publishing its events) before it gives up, leaving the client where it was: the bound of the
+         * client's pause, with the copy's own time.
+         */
+        @WithDefault("2s")
+        Duration lockWait();
+
+        /** The clients (by their API keys) allowed to move clients: {@code POST /admin/client-moves}. None: nobody. */
+        Optional<List<String>> operators();
+    }
+
     /** One PostgreSQL primary and the clients it holds: a complete database with the same schema, migrated at start. */
     interface Shard {
         /** The shard's reactive URL, {@code postgresql://host:5432/db}. */

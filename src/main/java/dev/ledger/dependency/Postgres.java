@@ -66,8 +66,20 @@ public class Postgres {
 
     /** The same on the shard that holds {@code client}'s data ({@link Shards}): every statement of a client's request. */
     public Uni<RowSet<Row>> query(String client, String sql, Tuple args) {
-        return query(shards.pool(client), sql, args);
+        return query(shards.pool(client), sql, args)
+                // the client moved away from that shard: this instance learns where to (for the retry) at once
+                .onFailure(Postgres::fenced).invoke(() -> shards.readPlacements().subscribe().with(ignored -> { }));
     }
+
+    /**
+     * Whether the statement met its client's fence on a shard the client moved away from ({@code LM001}, V8's
+     * {@code client_fences}): nothing of it committed, and it is the client's pause alone, never its shard's outage.
+     */
+    public static boolean fenced(Throwable failure) {
+        return failure instanceof PgException pg && FENCED.equals(pg.getSqlState());
+    }
+
+    private static final String FENCED = "LM001";
 
     /** The same on one shard's pool ({@link Shards#all}): the background jobs, which run on every shard. */
     public Uni<RowSet<Row>> query(Pool on, String sql, Tuple args) {

@@ -71,7 +71,9 @@ public class ApiDocument implements OASFilter {
             Map.entry("getTransfer", List.of(UNAUTHORIZED, TRANSFER_NOT_FOUND, NOT_ACCEPTABLE, URI_TOO_LONG, HEADERS_TOO_LARGE,
                     INTERNAL_ERROR, SERVICE_UNAVAILABLE)),
             Map.entry("getIdempotencyKey", List.of(IDEMPOTENCY_KEY_INVALID, UNAUTHORIZED, IDEMPOTENCY_KEY_NOT_FOUND, NOT_ACCEPTABLE,
-                    URI_TOO_LONG, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE)));
+                    URI_TOO_LONG, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE)),
+            Map.entry("moveClient", List.of(INVALID_REQUEST, UNAUTHORIZED, NOT_FOUND, NOT_ACCEPTABLE, PAYLOAD_TOO_LARGE,
+                    URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, INTERNAL_ERROR, SERVICE_UNAVAILABLE)));
 
     /** The refusals a POST records with its key: a retry gets them again, as a replay. */
     static final Set<ProblemType> RECORDED = Set.of(ACCOUNT_NOT_FOUND, STALE_SEQUENCE, INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED,
@@ -90,6 +92,7 @@ public class ApiDocument implements OASFilter {
             case "Idempotency keys" -> "What became of a key: its request's recorded answer, or that it is in flight";
             case "Transfers" -> "Move money between two of the caller's accounts at once, or hold it and post or void the "
                     + "hold later; give back a posted transfer; read a transfer";
+            case "Operations" -> "What an operator does to a running ledger: move a client to another shard";
             default -> throw new IllegalStateException("No description for tag " + tag.getName());
         }));
         api.getComponents().addSchema(PROBLEM_SCHEMA, problemSchema());

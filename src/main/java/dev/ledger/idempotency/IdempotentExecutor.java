@@ -3,6 +3,7 @@ package dev.ledger.idempotency;
 import dev.ledger.config.LedgerConfig;
 import dev.ledger.dependency.Breakers;
 import dev.ledger.dependency.DependencyFailures;
+import dev.ledger.dependency.Postgres;
 import dev.ledger.problem.Problem;
 import dev.ledger.problem.ProblemType;
 import io.smallrye.mutiny.Uni;
@@ -136,6 +137,10 @@ public class IdempotentExecutor {
                         yield complete(request, owner, outcome.response()).replaceWith(recorded);
                     }
                 })
+                .onFailure(Postgres::fenced).recoverWithItem(failure -> {
+                    LOG.infof("Key %s met its client's fence: the client is moving to another shard", request.logLabel());
+                    return clientMoving();
+                })
                 .onFailure(DependencyFailures::isUnavailable).recoverWithItem(failure -> {
                     LOG.warnf("Postgres unavailable for key %s: %s", request.logLabel(), failure.toString());
                     return databaseUnavailable();
@@ -192,6 +197,12 @@ public class IdempotentExecutor {
                 "The ledger database did not confirm this request in time; it may or may not have been applied. "
                         + "Retry with the same Idempotency-Key: it is applied at most once, and the retry answers with "
                         + "its outcome")), 1, true);
+    }
+
+    private Outcome clientMoving() {
+        return new Outcome.Unavailable(recorder.problem(new Problem(ProblemType.SERVICE_UNAVAILABLE,
+                "This client's data are moving to another database; nothing was applied. Retry with the same "
+                        + "Idempotency-Key in a moment")), 1, true, true);
     }
 
     /** The store could not answer and the service fails closed: nothing was sent to Postgres. */

@@ -47,8 +47,13 @@ public sealed interface Outcome {
      * The store (failing closed) or Postgres could not answer. The key was given back; whether a
      * statement that timed out committed is unknown, and a retry finds out (it applies at most once).
      * {@code released}: the business step was tried and failed (Postgres), rather than refused before
-     * it ran (the store failing closed).
+     * it ran (the store failing closed). {@code clientMoving}: the client is being moved to another shard, and its
+     * old shard refused the statement (nothing applied); the client's pause, not a dependency's outage.
      */
-    record Unavailable(RecordedResponse response, long retryAfterSeconds, boolean released) implements Outcome {
+    record Unavailable(RecordedResponse response, long retryAfterSeconds, boolean released, boolean clientMoving)
+            implements Outcome {
+        public Unavailable(RecordedResponse response, long retryAfterSeconds, boolean released) {
+            this(response, retryAfterSeconds, released, false);
+        }
     }
 }

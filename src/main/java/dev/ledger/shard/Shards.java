@@ -16,9 +16,11 @@ import org.flywaydb.core.api.configuration.Configuration;
 import org.jboss.logging.Logger;
 
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 
 /**
@@ -35,6 +37,11 @@ public class Shards {
     private final ShardLayout layout;
     private final Pool defaultPool;
     private final Map<String, Pool> pools = new LinkedHashMap<>();
+    /** Where moves put clients ({@code client_placements} on the shard default), over the layout; read every refresh. */
+    private volatile Map<String, String> placements = Map.of();
+    private final AtomicBoolean reading = new AtomicBoolean();
+    private final Vertx vertx;
+    private long timer = -1;
 
     public Shards(LedgerConfig config, Pool defaultPool, Vertx vertx, Flyway defaultFlyway,
                   @ConfigProperty(name = "quarkus.datasource.username") Optional<String> defaultUsername,
@@ -42,6 +49,7 @@ public class Shards {
                   @ConfigProperty(name = "quarkus.datasource.reactive.max-size", defaultValue = "20") int maxSize) {
         this.layout = ShardLayout.of(config.shards());
         this.defaultPool = defaultPool;
+        this.vertx = vertx;
         this.pools.put(ShardLayout.DEFAULT, defaultPool);
         int networkTimeoutMillis = Math.toIntExact(config.database().networkTimeout().toMillis());
         for (Map.Entry<String, LedgerConfig.Shard> shard : layout.extra().entrySet()) {
@@ -62,21 +70,81 @@ public class Shards {
             LOG.infof("Shard %s: %s on %s:%d/%s", shard.getKey(), clientsOf(shard.getValue()), options.getHost(),
                     options.getPort(), options.getDatabase());
         }
+        if (several()) {
+            readPlacements().subscribe().with(ignored -> { });
+            long every = Math.max(1, config.moves().refresh().toMillis());
+            timer = vertx.setPeriodic(every, id -> readPlacements().subscribe().with(ignored -> { }));
+        }
     }
 
     /** The pool of the shard that holds {@code client}'s data. */
     public Pool pool(String client) {
-        return pools.get(layout.shardOf(client));
+        return pools.get(shardOf(client));
     }
 
     /** Whether {@code client} is on the shard {@code default}, where Hibernate Reactive's session reads. */
     public boolean onDefault(String client) {
-        return ShardLayout.DEFAULT.equals(layout.shardOf(client));
+        return ShardLayout.DEFAULT.equals(shardOf(client));
     }
 
-    /** The name of the shard that holds {@code client}'s data. */
+    /** The name of the shard that holds {@code client}'s data: where a move put it, or where the settings do. */
     public String shardOf(String client) {
+        Map<String, String> moved = placements;
+        String placed = moved.isEmpty() ? null : moved.get(client);
+        return placed != null ? placed : layout.shardOf(client);
+    }
+
+    /** The shard the settings put {@code client} on, whatever a move did. */
+    public String configuredShardOf(String client) {
         return layout.shardOf(client);
+    }
+
+    /** The shard named {@code name}'s pool, or none such. */
+    public Optional<Pool> named(String name) {
+        return Optional.ofNullable(pools.get(name));
+    }
+
+    /**
+     * Reads where moves put clients ({@code client_placements} on the shard default) unless a read is under way
+     * already; placements naming a shard this instance does not have are left out, with a warning (the settings'
+     * shard then answers, and its fence refuses the client's writes there).
+     */
+    public Uni<Void> readPlacements() {
+        if (!several() || !reading.compareAndSet(false, true)) {
+            return Uni.createFrom().voidItem();
+        }
+        return defaultPool.withConnection(connection -> connection.query("SELECT client, shard FROM client_placements").execute())
+                .invoke(rows -> {
+                    Map<String, String> read = new HashMap<>();
+                    rows.forEach(row -> {
+                        String client = row.getString(0);
+                        String shard = row.getString(1);
+                        if (pools.containsKey(shard)) {
+                            read.put(client, shard);
+                        } else {
+                            LOG.warnf("client_placements puts the client %s on the shard %s, which this instance has no "
+                                    + "ledger.shards.%s.url for; left on the shard %s", client, shard, shard, layout.shardOf(client));
+                        }
+                    });
+                    Map<String, String> before = placements;
+                    placements = Map.copyOf(read);
+                    read.forEach((client, shard) -> {
+                        if (!shard.equals(before.getOrDefault(client, layout.shardOf(client)))) {
+                            LOG.infof("Client %s is on the shard %s now (moved)", client, shard);
+                        }
+                    });
+                })
+                .replaceWithVoid()
+                .onFailure().invoke(failure -> LOG.debugf("Could not read client_placements: %s", failure.toString()))
+                .onFailure().recoverWithNull()
+                .onTermination().invoke(() -> reading.set(false));
+    }
+
+    /** This instance's own move of {@code client} to {@code shard}, known before the next read. */
+    public void placed(String client, String shard) {
+        Map<String, String> moved = new HashMap<>(placements);
+        moved.put(client, shard);
+        placements = Map.copyOf(moved);
     }
 
     /** Every shard's pool by name, {@code default} first. */
@@ -117,6 +185,9 @@ public class Shards {
 
     @PreDestroy
     void close() {
+        if (timer >= 0) {
+            vertx.cancelTimer(timer);
+        }
         pools.forEach((name, pool) -> {
             if (pool != defaultPool) {
                 pool.closeAndForget();

@@ -134,7 +134,12 @@ public final class PackagedApp implements AutoCloseable {
     }
 
     public static Connection database() throws Exception {
-        return DriverManager.getConnection("jdbc:postgresql://" + PG_HOST + "/" + DATABASE, PG_USER, "");
+        return database(DATABASE);
+    }
+
+    /** A database of the IT server by name. */
+    public static Connection database(String name) throws Exception {
+        return DriverManager.getConnection("jdbc:postgresql://" + PG_HOST + "/" + name, PG_USER, "");
     }
 
     /**

@@ -1,0 +1,227 @@
+package dev.ledger.shard;
+
+import dev.ledger.config.LedgerConfig;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.pgclient.PgException;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Moves a client's data from its shard to another (docs/operations.md, "Moving a client to another shard"), in four
+ * steps, each safe to run again:
+ * <ol>
+ *   <li><b>Fence</b> the client on its shard ({@code client_fences}, V8): from its commit nothing of the client is
+ *   applied there, by any instance, whatever that instance believes about where the client lives; the fence waits for
+ *   the client's statements already past it. The client's requests answer 503 with {@code Retry-After} from here, its
+ *   commands wait. Other clients are untouched.</li>
+ *   <li><b>Copy</b> its accounts, entries, transfers, idempotency records and unpublished events to the target, in one
+ *   transaction there that first deletes what an earlier stay left; the events leave the old shard's outbox in the
+ *   same step (their rows locked meanwhile, so that its relay does not publish them too).</li>
+ *   <li><b>Switch</b>: {@code client_placements} on the shard {@code default} names the target; this instance routes
+ *   there at once, every other at its next read ({@code ledger.moves.refresh}) or at its first meeting the fence.</li>
+ *   <li><b>Clean</b> the old shard: the client's rows go; the fence stays.</li>
+ * </ol>
+ * A failure before the switch takes the fence down again (the client stays where it was, nothing changed); a switch
+ * whose outcome is unknown keeps it up, and the move is run again.
+ */
+@ApplicationScoped
+public class ClientMoves {
+    private static final Logger LOG = Logger.getLogger(ClientMoves.class);
+
+    private static final String FENCE = """
+            INSERT INTO client_fences (client, moved_to) VALUES ($1, $2)
+            ON CONFLICT (client) DO UPDATE SET moved_to = EXCLUDED.moved_to, fenced_at = now()""";
+    private static final String OF_CLIENT = "(SELECT a.id FROM accounts a WHERE a.owner = $1)";
+    /** The client's rows of each table, as JSON; the parents first. */
+    private static final Map<String, String> TABLES = Map.of(
+            "accounts", "SELECT coalesce(json_agg(x), '[]')::text FROM accounts x WHERE x.owner = $1",
+            "transfers", "SELECT coalesce(json_agg(x), '[]')::text FROM transfers x WHERE x.owner = $1",
+            "ledger_entries", "SELECT coalesce(json_agg(x), '[]')::text FROM ledger_entries x WHERE x.account_id IN " + OF_CLIENT,
+            "idempotency_records", "SELECT coalesce(json_agg(x), '[]')::text FROM idempotency_records x WHERE x.client = $1");
+    private static final List<String> PARENTS_FIRST = List.of("accounts", "transfers", "ledger_entries", "idempotency_records");
+    /** The client's unpublished events and their deliveries, locked: the old shard's relay skips them until the move ends. */
+    private static final String UNPUBLISHED = """
+            WITH locked AS (SELECT d.* FROM outbox_deliveries d WHERE d.account_id IN %s FOR UPDATE)
+            SELECT coalesce((SELECT json_agg(l) FROM locked l), '[]')::text,
+                   coalesce((SELECT json_agg(o ORDER BY o.position) FROM outbox_events o
+                              WHERE o.position IN (SELECT l.position FROM locked l)), '[]')::text,
+                   ARRAY(SELECT DISTINCT l.position FROM locked l)""".formatted(OF_CLIENT);
+    private static final String EVENT_COLUMNS = """
+            SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) FROM pg_attribute
+             WHERE attrelid = 'outbox_events'::regclass AND attnum > 0 AND NOT attisdropped AND attname <> 'position'""";
+    /** Events in their old order under new positions (the target's), and their deliveries. */
+    private static final String INSERT_EVENTS = """
+            WITH src AS (SELECT * FROM json_populate_recordset(NULL::outbox_events, $1::text::json)),
+                 ins AS (INSERT INTO outbox_events (%1$s) SELECT %1$s FROM src ORDER BY src.position
+                         RETURNING outbox_events.position, outbox_events.event_id)
+            INSERT INTO outbox_deliveries (destination, position, account_id)
+            SELECT d.destination, ins.position, d.account_id
+              FROM json_populate_recordset(NULL::outbox_deliveries, $2::text::json) d
+              JOIN src ON src.position = d.position JOIN ins ON ins.event_id = src.event_id""";
+    /** The client's rows, children first: what an earlier stay on the target left, and the old shard's after the move. */
+    private static final List<String> DELETE = List.of(
+            "DELETE FROM ledger_entries WHERE account_id IN " + OF_CLIENT,
+            "DELETE FROM transfers WHERE owner = $1",
+            "DELETE FROM idempotency_records WHERE client = $1",
+            "DELETE FROM accounts WHERE owner = $1");
+
+    private final Shards shards;
+    /** {@code SET LOCAL lock_timeout} of the move's transactions on the old shard ({@code ledger.moves.lock-wait}). */
+    private final String lockWait;
+
+    public ClientMoves(Shards shards, LedgerConfig config) {
+        this.shards = shards;
+        this.lockWait = "SET LOCAL lock_timeout = " + Math.max(1, config.moves().lockWait().toMillis());
+    }
+
+    /** A move not made: {@code retry} when it may succeed later (a lock not granted in time), a wrong request otherwise. */
+    public static final class Refused extends RuntimeException {
+        private final boolean retry;
+
+        Refused(boolean retry, String message) {
+            super(message, null, false, false);
+            this.retry = retry;
+        }
+
+        public boolean retry() {
+            return retry;
+        }
+    }
+
+    /** What a move did: the rows it copied, and how long the client paused (its fence up until the switch). */
+    public record Moved(String client, String from, String to, boolean moved, long accounts, long transfers, long entries,
+                        long records, long events, long pauseMillis) {
+    }
+
+    /**
+     * Moves {@code client} to the shard {@code to}; a client there already is left as it is ({@code moved} false).
+     * One move of a client at a time, whichever instance runs it: each holds the client's move lock on the shard
+     * {@code default} from its reading where the client is to its switch, which commits with the lock's release.
+     */
+    public Uni<Moved> move(String client, String to) {
+        Pool target = shards.named(to).orElseThrow(() -> new Refused(false,
+                "No shard is named '" + to + "': the shards are " + String.join(", ", shards.all().keySet())));
+        Pool directory = shards.named(ShardLayout.DEFAULT).orElseThrow();
+        return directory.withTransaction(moves -> run(moves, "SELECT pg_advisory_xact_lock(ledger_client_lock_key('move:' || $1))",
+                        Tuple.of(client))
+                .chain(() -> moves.preparedQuery("SELECT shard FROM client_placements WHERE client = $1").execute(Tuple.of(client)))
+                .chain(placed -> {
+                    String from = placed.size() > 0 ? placed.iterator().next().getString(0) : shards.configuredShardOf(client);
+                    if (from.equals(to)) {
+                        return Uni.createFrom().item(new Moved(client, from, to, false, 0, 0, 0, 0, 0, 0));
+                    }
+                    Pool source = shards.named(from).orElseThrow(() -> new Refused(false,
+                            "The client " + client + " is on the shard " + from + ", which this instance does not have"));
+                    LOG.infof("Moving client %s from the shard %s to %s: fencing it on %s", client, from, to, from);
+                    long started = System.nanoTime();
+                    return source.withTransaction(connection -> connection.query(lockWait).execute()
+                                    .chain(() -> run(connection, "SELECT pg_advisory_xact_lock(ledger_client_lock_key($1))",
+                                            Tuple.of(client)))
+                                    .chain(() -> run(connection, FENCE, Tuple.of(client, to))))
+                            .chain(() -> copy(source, target, client))
+                            .chain(copied -> run(moves, """
+                                    INSERT INTO client_placements (client, shard) VALUES ($1, $2)
+                                    ON CONFLICT (client) DO UPDATE SET shard = EXCLUDED.shard, moved_at = now()""",
+                                    Tuple.of(client, to)).replaceWith(copied))
+                            .onFailure().call(failure -> {
+                                LOG.errorf("The move of client %s to %s failed before its switch (%s); the client stays on "
+                                        + "%s, its fence taken down", client, to, failure.toString(), from);
+                                return source.preparedQuery("DELETE FROM client_fences WHERE client = $1").execute(Tuple.of(client))
+                                        .onFailure().invoke(unfenced -> LOG.errorf("The fence of client %s on %s could not "
+                                                + "be taken down (%s): run the move again", client, from, unfenced.toString()))
+                                        .onFailure().recoverWithNull();
+                            })
+                            .map(copied -> new Moved(client, from, to, true, copied[0], copied[1], copied[2], copied[3],
+                                    copied[4], (System.nanoTime() - started) / 1_000_000))
+                            .onFailure(ClientMoves::lockNotGranted).transform(failure -> new Refused(true, "The move of "
+                                    + client + " gave up: a lock on the shard " + from + " was not granted within "
+                                    + "ledger.moves.lock-wait; the client stays there. Try again"));
+                }))
+                // committed: the switch is made (a commit that failed took the fence down above only when it was refused
+                // before; one whose outcome is unknown leaves it up, and the move is run again)
+                .call(moved -> {
+                    if (!moved.moved()) {
+                        return Uni.createFrom().voidItem();
+                    }
+                    shards.placed(client, to);
+                    LOG.infof("Client %s moved from the shard %s to %s: %d accounts, %d transfers, %d entries, %d records, "
+                                    + "%d unpublished events; paused %d ms. Cleaning the shard %s", client, moved.from(), to,
+                            moved.accounts(), moved.transfers(), moved.entries(), moved.records(), moved.events(),
+                            moved.pauseMillis(), moved.from());
+                    return shards.named(moved.from()).orElseThrow().withTransaction(connection -> deleteAll(connection, client))
+                            .onFailure().invoke(failure -> LOG.warnf("Client %s's rows on the shard %s, which it left, stay "
+                                    + "there, fenced (%s)", client, moved.from(), failure.toString()))
+                            .onFailure().recoverWithNull();
+                });
+    }
+
+    /**
+     * Copies the client's rows to the target in one transaction there, within one on the source that holds its
+     * unpublished events' rows and deletes them once the target committed. Counts: accounts, transfers, entries,
+     * records, events.
+     */
+    private Uni<long[]> copy(Pool source, Pool target, String client) {
+        return source.withTransaction(from -> from.query(lockWait).execute()
+                .chain(() -> from.preparedQuery(UNPUBLISHED).execute(Tuple.of(client))).chain(events -> {
+            Row locked = events.iterator().next();
+            String deliveries = locked.getString(0);
+            String eventRows = locked.getString(1);
+            Long[] positions = locked.getArrayOfLongs(2);
+            List<String> rows = new ArrayList<>();
+            Uni<Void> read = Uni.createFrom().voidItem();
+            for (String table : PARENTS_FIRST) {
+                read = read.chain(() -> from.preparedQuery(TABLES.get(table)).execute(Tuple.of(client))
+                        .invoke(json -> rows.add(json.iterator().next().getString(0))).replaceWithVoid());
+            }
+            return read.chain(() -> target.withTransaction(to -> write(to, client, rows, eventRows, deliveries)))
+                    .chain(counts -> run(from, "DELETE FROM outbox_deliveries WHERE position = ANY ($1)", Tuple.of(positions))
+                            .chain(() -> run(from, "DELETE FROM outbox_events WHERE position = ANY ($1)", Tuple.of(positions)))
+                            .map(ignored -> {
+                                counts[4] = positions.length;
+                                return counts;
+                            }));
+        }));
+    }
+
+    private Uni<long[]> write(SqlConnection to, String client, List<String> rows, String events, String deliveries) {
+        long[] counts = new long[5];
+        Uni<Void> done = deleteAll(to, client).chain(() -> run(to, "DELETE FROM client_fences WHERE client = $1", Tuple.of(client)));
+        for (int i = 0; i < PARENTS_FIRST.size(); i++) {
+            String table = PARENTS_FIRST.get(i);
+            String json = rows.get(i);
+            int slot = i;
+            done = done.chain(() -> to.preparedQuery("INSERT INTO " + table + " SELECT * FROM json_populate_recordset(NULL::"
+                    + table + ", $1::text::json)").execute(Tuple.of(json)).invoke(inserted -> counts[slot] = inserted.rowCount())
+                    .replaceWithVoid());
+        }
+        return done.chain(() -> to.query(EVENT_COLUMNS).execute())
+                .chain(columns -> to.preparedQuery(INSERT_EVENTS.formatted(columns.iterator().next().getString(0)))
+                        .execute(Tuple.of(events, deliveries)))
+                .replaceWith(counts);
+    }
+
+    private static Uni<Void> deleteAll(SqlConnection connection, String client) {
+        Uni<Void> done = Uni.createFrom().voidItem();
+        for (String delete : DELETE) {
+            done = done.chain(() -> run(connection, delete, Tuple.of(client)));
+        }
+        return done;
+    }
+
+    private static boolean lockNotGranted(Throwable failure) {
+        return failure instanceof PgException pg && "55P03".equals(pg.getSqlState());
+    }
+
+    private static Uni<Void> run(SqlConnection connection, String sql, Tuple args) {
+        return connection.preparedQuery(sql).execute(args).replaceWithVoid();
+    }
+
+}
