@@ -1,6 +1,7 @@
 package dev.ledger.idempotency;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.testing.Sql;
 import dev.ledger.testing.AccountLock;
 import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.FastPathStore;
@@ -13,7 +14,6 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
-import javax.sql.DataSource;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -58,8 +58,6 @@ class IdempotencyTest {
     @Inject
     RedisDataSource redis;
 
-    @Inject
-    DataSource dataSource;
 
     /** The store under test. */
     FastPathStore store() {
@@ -352,7 +350,7 @@ class IdempotencyTest {
         String key = newKey();
         Response opened = openAccount(key, "DKK");
         assertEquals(200, lookup(key).statusCode());
-        try (Connection db = dataSource.getConnection();
+        try (Connection db = Sql.connectFor(ApiClient.DEV.id());
              PreparedStatement expire = db.prepareStatement(
                      "UPDATE idempotency_records SET expires_at = now() - interval '1 second' WHERE resource_id = ?")) {
             expire.setObject(1, UUID.fromString(opened.path("id")));

@@ -8,10 +8,11 @@ import java.util.Map;
 
 /**
  * The shard {@code two}: a PostgreSQL cluster of the test's own (on {@code tests.shards.pg-port}, or a free port),
- * holding the client {@code other}; {@code dev} stays on the default shard, the tests' database.
+ * holding the client {@code dev}, the one most tests act as (so that their sharded run, the {@code Sharded…Test}
+ * classes, runs them there); every other client ({@code other}) stays on the default shard, the tests' database.
  */
 public class ShardTwo implements QuarkusTestResourceLifecycleManager {
-    public static final String CLIENT = "other";
+    public static final String CLIENT = "dev";
     private static PostgresServer server;
 
     @Override

@@ -8,9 +8,11 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * The application with a second shard, {@code two} ({@link ShardTwo}), for the client {@code other}; events on, to the
- * shared RabbitMQ as {@link EventsSettings} sends them (the relays woken by the request path and the expiry job alone),
- * without its traces.
+ * The application with a second shard, {@code two} ({@link ShardTwo}), for the client {@code dev}: {@link ShardsTest},
+ * and the suite's most important black-box classes run again there (the {@code Sharded…Test} subclasses: replays byte
+ * for byte and every refusal, storms of one key and one account, transfers and holds, each client's data its own);
+ * events on, to the shared RabbitMQ as {@link EventsSettings} sends them (the relays woken by the request path and the
+ * expiry job alone), without its traces.
  */
 public class ShardsProfile implements QuarkusTestProfile {
     @Override

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Two clients on two PostgreSQL primaries: {@code dev} on the default shard (the tests' database), {@code other} on
+ * Two clients on two PostgreSQL primaries: {@code other} on the default shard (the tests' database), {@code dev} on
  * the shard {@code two} ({@link ShardTwo}). Each client's account, payment, transfer, replay and key lookup land on its
  * own database and nowhere else, over HTTP and over RabbitMQ; each shard's events are published by its own relay, once
  * and in order, and its holds released by the expiry job on it; with the shard {@code two} down, its client alone is
@@ -49,7 +49,7 @@ class ShardsTest {
     @Test
     @Order(1)
     void eachClientsRequestsLandOnItsOwnShard() throws Exception {
-        for (ApiClient client : new ApiClient[] {DEV, OTHER}) {
+        for (ApiClient client : new ApiClient[] {OTHER, DEV}) {
             String payer = client.newAccount();
             String payee = client.newAccount();
             client.credit(payer, 1000, 1);
@@ -77,8 +77,8 @@ class ShardsTest {
             assertEquals(200, client.transaction(payer, entryId).statusCode());
             assertEquals(200, client.getTransfer(transferId).statusCode());
 
-            String here = client == DEV ? "default" : "two";
-            String there = client == DEV ? "two" : "default";
+            String here = client == OTHER ? "default" : "two";
+            String there = client == OTHER ? "two" : "default";
             for (String account : new String[] {payer, payee}) {
                 assertEquals(1, count(here, "SELECT count(*) FROM accounts WHERE id = ?", account), account + " on " + here);
                 assertEquals(0, count(there, "SELECT count(*) FROM accounts WHERE id = ?", account), account + " not on " + there);
@@ -92,13 +92,13 @@ class ShardsTest {
             assertEquals(4, countRecords(here, client.id(), created), client.id() + "'s records on " + here);
             assertEquals(0, countRecords(there, client.id(), created), client.id() + "'s records not on " + there);
         }
-        assertEquals(404, OTHER.account(DEV.newAccount()).statusCode(), "another client's account does not exist");
+        assertEquals(404, DEV.account(OTHER.newAccount()).statusCode(), "another client's account does not exist");
     }
 
     @Test
     @Order(2)
     void eachClientsCommandsLandOnItsOwnShard() throws Exception {
-        for (ApiClient client : new ApiClient[] {DEV, OTHER}) {
+        for (ApiClient client : new ApiClient[] {OTHER, DEV}) {
             String account = client.newAccount();
             BrokerUsers.ensure(client.id());
             try (Broker broker = Broker.as(client.id(), BrokerUsers.PASSWORD, 0)) {
@@ -109,8 +109,8 @@ class ShardsTest {
                 assertEquals(201, reply.status(), reply.body());
             }
             assertEquals(70, client.balance(account));
-            String here = client == DEV ? "default" : "two";
-            String there = client == DEV ? "two" : "default";
+            String here = client == OTHER ? "default" : "two";
+            String there = client == OTHER ? "two" : "default";
             assertEquals(1, count(here, "SELECT count(*) FROM ledger_entries WHERE account_id = ?", account), account + " on " + here);
             assertEquals(0, count(there, "SELECT count(*) FROM ledger_entries WHERE account_id = ?", account), account + " not on " + there);
         }
@@ -120,7 +120,7 @@ class ShardsTest {
     @Order(3)
     void eachShardsEventsArePublishedOnceAndInOrderFromItsOwnOutbox() throws Exception {
         try (EventTap tap = EventTap.onSharedBroker()) {
-            for (ApiClient client : new ApiClient[] {DEV, OTHER}) {
+            for (ApiClient client : new ApiClient[] {OTHER, DEV}) {
                 String account = client.newAccount();
                 Response first = client.credit(account, 100, 1);
                 Response second = client.credit(account, 200, 2);
@@ -139,8 +139,8 @@ class ShardsTest {
                     assertFalse(event.redelivered());
                 }
 
-                String here = client == DEV ? "default" : "two";
-                String there = client == DEV ? "two" : "default";
+                String here = client == OTHER ? "default" : "two";
+                String there = client == OTHER ? "two" : "default";
                 assertEquals(3, count(here, "SELECT count(*) FROM outbox_events WHERE account_id = ?", account), "written on " + here);
                 assertEquals(0, count(there, "SELECT count(*) FROM outbox_events WHERE account_id = ?", account), "not on " + there);
                 assertEquals(0, count(here, "SELECT count(*) FROM outbox_deliveries d JOIN outbox_events o ON o.position = d.position "
@@ -153,11 +153,11 @@ class ShardsTest {
     @Order(4)
     void aHoldOnShardTwoIsReleasedByTheExpiryJobThere() throws Exception {
         try (EventTap tap = EventTap.onSharedBroker()) {
-            String payer = OTHER.newAccount();
-            OTHER.credit(payer, 1000, 1);
-            String payee = OTHER.newAccount();
+            String payer = DEV.newAccount();
+            DEV.credit(payer, 1000, 1);
+            String payee = DEV.newAccount();
             double releasedBefore = releasedOnShardTwo();
-            Response hold = OTHER.transfer(transferBody(payer, payee, 600, "\"pending\":true,\"timeoutSeconds\":1"));
+            Response hold = DEV.transfer(transferBody(payer, payee, 600, "\"pending\":true,\"timeoutSeconds\":1"));
             assertEquals(201, hold.statusCode(), hold.asString());
             String id = hold.path("id");
 
@@ -177,34 +177,34 @@ class ShardsTest {
     @Test
     @Order(5)
     void aShardDownAnswers503ToItsOwnClientsAlone() throws Exception {
-        String devAccount = DEV.newAccount();
         String otherAccount = OTHER.newAccount();
-        List<String> otherAccounts = new ArrayList<>();
+        String devAccount = DEV.newAccount();
         List<String> devAccounts = new ArrayList<>();
+        List<String> otherAccounts = new ArrayList<>();
         for (int i = 0; i < COMMANDS; i++) {
-            otherAccounts.add(OTHER.newAccount());
             devAccounts.add(DEV.newAccount());
+            otherAccounts.add(OTHER.newAccount());
         }
-        BrokerUsers.ensure(DEV.id());
         BrokerUsers.ensure(OTHER.id());
-        Broker otherBroker = Broker.as(OTHER.id(), BrokerUsers.PASSWORD, 0);
+        BrokerUsers.ensure(DEV.id());
         Broker devBroker = Broker.as(DEV.id(), BrokerUsers.PASSWORD, 0);
-        String otherReplies = otherBroker.replyQueue();
+        Broker otherBroker = Broker.as(OTHER.id(), BrokerUsers.PASSWORD, 0);
         String devReplies = devBroker.replyQueue();
+        String otherReplies = otherBroker.replyQueue();
         ShardTwo.server().crash();
         try {
-            Response refused = OTHER.openAccount(newKey(), "EUR");
+            Response refused = DEV.openAccount(newKey(), "EUR");
             assertEquals(503, refused.statusCode(), refused.asString());
             assertEquals("/problems/service-unavailable", refused.path("type"));
             assertNotNull(refused.header("Retry-After"));
-            Response payment = OTHER.postTransaction(otherAccount, newKey(), transaction("CREDIT", 10, 1));
+            Response payment = DEV.postTransaction(devAccount, newKey(), transaction("CREDIT", 10, 1));
             assertEquals(503, payment.statusCode(), payment.asString());
             assertNotNull(payment.header("Retry-After"));
-            assertEquals(503, OTHER.account(otherAccount).statusCode());
+            assertEquals(503, DEV.account(devAccount).statusCode());
 
-            Response served = DEV.postTransaction(devAccount, newKey(), transaction("CREDIT", 10, 1));
+            Response served = OTHER.postTransaction(otherAccount, newKey(), transaction("CREDIT", 10, 1));
             assertEquals(201, served.statusCode(), served.asString());
-            assertEquals(201, DEV.openAccount(newKey(), "EUR").statusCode());
+            assertEquals(201, OTHER.openAccount(newKey(), "EUR").statusCode());
 
             Response ready = RestAssured.given().when().get("/q/health/ready").andReturn();
             assertEquals(200, ready.statusCode(), ready.asString());
@@ -216,36 +216,36 @@ class ShardsTest {
             // shard's are applied meanwhile, and the queue never pauses for one shard's outage
             double pausesBefore = pauses();
             double redeliveredBefore = redelivered();
-            for (String account : otherAccounts) {
-                otherBroker.publish(Broker.command(newKey(), OTHER.id(), otherReplies).build(), credit(account));
-            }
-            // each of them met its shard down and was given back to the broker, at least twice: its breaker opened
-            await().atMost(Duration.ofSeconds(30)).until(() -> redelivered() - redeliveredBefore >= 2 * otherAccounts.size());
             for (String account : devAccounts) {
                 devBroker.publish(Broker.command(newKey(), DEV.id(), devReplies).build(), credit(account));
             }
-            for (int i = 0; i < devAccounts.size(); i++) {
-                Broker.Delivery outcome = devBroker.next(devReplies, Duration.ofSeconds(20));
+            // each of them met its shard down and was given back to the broker, at least twice: its breaker opened
+            await().atMost(Duration.ofSeconds(30)).until(() -> redelivered() - redeliveredBefore >= 2 * devAccounts.size());
+            for (String account : otherAccounts) {
+                otherBroker.publish(Broker.command(newKey(), OTHER.id(), otherReplies).build(), credit(account));
+            }
+            for (int i = 0; i < otherAccounts.size(); i++) {
+                Broker.Delivery outcome = otherBroker.next(otherReplies, Duration.ofSeconds(20));
                 assertEquals(201, outcome.status(), outcome.body());
             }
             assertEquals(pausesBefore, pauses(), "the queue paused for one shard's outage");
-            assertEquals(0, otherBroker.depth(otherReplies), "no outcome for the down shard's commands yet");
+            assertEquals(0, devBroker.depth(devReplies), "no outcome for the down shard's commands yet");
             System.out.printf("[shards] shard two down: %d commands of its client retried, %d of the default shard's "
-                    + "applied meanwhile, pauses of the queue %.0f%n", otherAccounts.size(), devAccounts.size(), pauses() - pausesBefore);
+                    + "applied meanwhile, pauses of the queue %.0f%n", devAccounts.size(), otherAccounts.size(), pauses() - pausesBefore);
         } finally {
             ShardTwo.server().start();
         }
-        for (String ignored : otherAccounts) {
-            Broker.Delivery outcome = otherBroker.next(otherReplies, Duration.ofSeconds(60));
+        for (String ignored : devAccounts) {
+            Broker.Delivery outcome = devBroker.next(devReplies, Duration.ofSeconds(60));
             assertEquals(201, outcome.status(), outcome.body());
         }
-        for (String account : otherAccounts) {
-            assertEquals(5, OTHER.balance(account), account);
+        for (String account : devAccounts) {
+            assertEquals(5, DEV.balance(account), account);
         }
-        otherBroker.close();
         devBroker.close();
+        otherBroker.close();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                assertEquals(201, OTHER.postTransaction(otherAccount, newKey(), transaction("CREDIT", 10, 1)).statusCode()));
+                assertEquals(201, DEV.postTransaction(devAccount, newKey(), transaction("CREDIT", 10, 1)).statusCode()));
         Response ready = RestAssured.given().when().get("/q/health/ready").andReturn();
         assertEquals("UP", ready.path("checks.find { it.name == 'PostgreSQL' }.data.'shard two'"), ready.asString());
     }

@@ -8,8 +8,8 @@ import java.sql.Statement;
 import java.util.UUID;
 
 /**
- * Holds an account's row lock from a connection of the test's own (the application's database,
- * {@code quarkus.datasource.jdbc.url}), so that a POST to it stays in flight, blocked inside
+ * Holds an account's row lock from a connection of the test's own (the application's database that holds it,
+ * {@code quarkus.datasource.jdbc.url} or a shard's), so that a POST to it stays in flight, blocked inside
  * Postgres, until {@link #close()} commits: a slow original on demand, without sleeps.
  */
 public final class AccountLock implements AutoCloseable {
@@ -19,18 +19,28 @@ public final class AccountLock implements AutoCloseable {
         this.connection = connection;
     }
 
+    /** On whichever of the application's databases (shards) holds the account. */
     public static AccountLock hold(String accountId) throws SQLException {
-        Connection connection = Sql.connect();
-        connection.setAutoCommit(false);
-        try (PreparedStatement lock = connection.prepareStatement("SELECT 1 FROM accounts WHERE id = ? FOR UPDATE")) {
-            lock.setObject(1, UUID.fromString(accountId));
-            try (ResultSet row = lock.executeQuery()) {
-                if (!row.next()) {
-                    throw new IllegalArgumentException("no account " + accountId);
+        AccountLock held = null;
+        for (Connection connection : Sql.connectEverywhere()) {
+            if (held == null) {
+                connection.setAutoCommit(false);
+                try (PreparedStatement lock = connection.prepareStatement("SELECT 1 FROM accounts WHERE id = ? FOR UPDATE")) {
+                    lock.setObject(1, UUID.fromString(accountId));
+                    try (ResultSet row = lock.executeQuery()) {
+                        if (row.next()) {
+                            held = new AccountLock(connection);
+                            continue;
+                        }
+                    }
                 }
             }
+            connection.close();
         }
-        return new AccountLock(connection);
+        if (held == null) {
+            throw new IllegalArgumentException("no account " + accountId);
+        }
+        return held;
     }
 
     /** Cancels the statements waiting for this lock (as an operator's pg_cancel_backend would); answers how many. */

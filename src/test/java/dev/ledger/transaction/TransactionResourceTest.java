@@ -1,11 +1,11 @@
 package dev.ledger.transaction;
 
+import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Instant;
@@ -27,8 +27,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 @QuarkusTest
 class TransactionResourceTest {
-    @Inject
-    DataSource dataSource;
 
     @Test
     void appliesACreditAndADebit() {
@@ -120,7 +118,7 @@ class TransactionResourceTest {
         credit(account, 1, 1);
         long nearMax = Long.MAX_VALUE - 10;
         // No API reaches 2^63 quickly (9,223 maximal credits), so put the balance there directly.
-        try (Connection db = dataSource.getConnection();
+        try (Connection db = Sql.connectFor(ApiClient.DEV.id());
              PreparedStatement update = db.prepareStatement("UPDATE accounts SET balance = ? WHERE id = ?")) {
             update.setLong(1, nearMax);
             update.setObject(2, java.util.UUID.fromString(account));

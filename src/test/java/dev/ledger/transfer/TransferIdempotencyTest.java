@@ -3,6 +3,7 @@ package dev.ledger.transfer;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.ledger.idempotency.IdempotencyKey;
 import dev.ledger.idempotency.IdempotentRequest;
+import dev.ledger.testing.Sql;
 import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.FastPathStore;
 import io.quarkus.redis.datasource.RedisDataSource;
@@ -11,7 +12,6 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.ArrayList;
@@ -45,8 +45,6 @@ class TransferIdempotencyTest {
     @Inject
     RedisDataSource redis;
 
-    @Inject
-    DataSource dataSource;
 
     /** The store under test. */
     FastPathStore store() {
@@ -178,7 +176,7 @@ class TransferIdempotencyTest {
         assertEquals(0, (int) opened.path("available"));
         assertEquals(100, (int) poor.path("available"));
 
-        try (Connection db = dataSource.getConnection();
+        try (Connection db = Sql.connectFor(ApiClient.DEV.id());
              PreparedStatement forget = db.prepareStatement(
                      "UPDATE idempotency_records SET available = NULL WHERE client = ? AND key_hash = ?")) {
             for (String key : List.of(openKey, poorKey)) {

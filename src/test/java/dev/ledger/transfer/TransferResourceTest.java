@@ -1,12 +1,11 @@
 package dev.ledger.transfer;
 
+import dev.ledger.testing.Sql;
 import dev.ledger.testing.ApiClient;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 
@@ -37,8 +36,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The transfer resources of the contract: made posted, held, posted, voided, reversed, read; and every refusal, in its order. */
 @QuarkusTest
 class TransferResourceTest {
-    @Inject
-    DataSource dataSource;
 
     /** A fresh EUR account credited with {@code amount} at sequence 1. */
     static String funded(long amount) {
@@ -394,7 +391,7 @@ class TransferResourceTest {
         String credit = funded(1);
         long nearMax = Long.MAX_VALUE - 5;
         // No API reaches 2^63 quickly (9,223 maximal credits), so put the balance there directly.
-        try (Connection db = dataSource.getConnection();
+        try (Connection db = Sql.connectFor(ApiClient.DEV.id());
              PreparedStatement update = db.prepareStatement("UPDATE accounts SET balance = ? WHERE id = ?")) {
             update.setLong(1, nearMax);
             update.setObject(2, UUID.fromString(credit));
