@@ -10,6 +10,7 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,7 @@ import java.util.Map;
  *   same step (their rows locked meanwhile, so that its relay does not publish them too).</li>
  *   <li><b>Switch</b>: {@code client_placements} on the shard {@code default} names the target; this instance routes
  *   there at once, every other at its next read ({@code ledger.moves.refresh}) or at its first meeting the fence.</li>
- *   <li><b>Clean</b> the old shard: the client's rows go; the fence stays.</li>
+ *   <li><b>Clean</b> the old shard, once every instance has read the switch: the client's rows go; the fence stays.</li>
  * </ol>
  * A failure before the switch takes the fence down again (the client stays where it was, nothing changed); a switch
  * whose outcome is unknown keeps it up, and the move is run again.
@@ -76,9 +77,12 @@ public class ClientMoves {
     private final Shards shards;
     /** {@code SET LOCAL lock_timeout} of the move's transactions on the old shard ({@code ledger.moves.lock-wait}). */
     private final String lockWait;
+    /** How long the old shard keeps the client's rows after the switch: every instance has read the switch by then. */
+    private final Duration cleanAfter;
 
     public ClientMoves(Shards shards, LedgerConfig config) {
         this.shards = shards;
+        this.cleanAfter = config.moves().refresh().multipliedBy(2);
         this.lockWait = "SET LOCAL lock_timeout = " + Math.max(1, config.moves().lockWait().toMillis());
     }
 
@@ -147,20 +151,31 @@ public class ClientMoves {
                 }))
                 // committed: the switch is made (a commit that failed took the fence down above only when it was refused
                 // before; one whose outcome is unknown leaves it up, and the move is run again)
-                .call(moved -> {
+                .invoke(moved -> {
                     if (!moved.moved()) {
-                        return Uni.createFrom().voidItem();
+                        return;
                     }
                     shards.placed(client, to);
                     LOG.infof("Client %s moved from the shard %s to %s: %d accounts, %d transfers, %d entries, %d records, "
-                                    + "%d unpublished events; paused %d ms. Cleaning the shard %s", client, moved.from(), to,
-                            moved.accounts(), moved.transfers(), moved.entries(), moved.records(), moved.events(),
-                            moved.pauseMillis(), moved.from());
-                    return shards.named(moved.from()).orElseThrow().withTransaction(connection -> deleteAll(connection, client))
-                            .onFailure().invoke(failure -> LOG.warnf("Client %s's rows on the shard %s, which it left, stay "
-                                    + "there, fenced (%s)", client, moved.from(), failure.toString()))
-                            .onFailure().recoverWithNull();
+                                    + "%d unpublished events; paused %d ms. Its rows there go in %d ms", client, moved.from(),
+                            to, moved.accounts(), moved.transfers(), moved.entries(), moved.records(), moved.events(),
+                            moved.pauseMillis(), cleanAfter.toMillis());
+                    clean(moved.from(), client).subscribe().with(ignored -> { });
                 });
+    }
+
+    /**
+     * The client's rows on the shard it left, deleted once every instance has read the switch (twice
+     * {@code ledger.moves.refresh}), so that an instance that has not yet read it, which still reads there, finds the
+     * client as it was at the fence rather than not at all; the fence stays.
+     */
+    private Uni<Void> clean(String shard, String client) {
+        return Uni.createFrom().voidItem().onItem().delayIt().by(cleanAfter)
+                .chain(() -> shards.named(shard).orElseThrow().withTransaction(connection -> deleteAll(connection, client)))
+                .invoke(() -> LOG.infof("Client %s's rows on the shard %s, which it left, are deleted; its fence stays", client, shard))
+                .onFailure().invoke(failure -> LOG.warnf("Client %s's rows on the shard %s, which it left, stay there, fenced (%s)",
+                        client, shard, failure.toString()))
+                .onFailure().recoverWithNull();
     }
 
     /**
