@@ -110,6 +110,13 @@ class MonitoringIT {
                     && !exposed.contains("\n" + name + " ")).toList();
             assertEquals(List.of(), missing, "named in ops/ but not in /q/metrics");
         });
+        // one database (no ledger.shards.*): the series as they always were, no shard label, which the rules' and the
+        // dashboard's "by (..., shard)" and shard=~".*" then leave out
+        String exposed = app.get("/q/metrics", null).body();
+        assertTrue(exposed.contains("\nledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"} "),
+                "the statements' series without a shard");
+        List<String> sharded = exposed.lines().filter(line -> line.startsWith("ledger_") && line.contains("shard=")).toList();
+        assertEquals(List.of(), sharded, "series tagged shard without shards");
     }
 
     @Test
