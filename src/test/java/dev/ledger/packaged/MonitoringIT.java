@@ -43,7 +43,7 @@ class MonitoringIT {
     /** Names only Kafka's door registers (this application has none): KafkaCommandsTest reads them. */
     private static final Set<String> KAFKA_ONLY = Set.of("ledger_commands_lag");
     /** The backlog rule's threshold (seconds) and the test's: the production rule waits 5 minutes. */
-    private static final String BACKLOG = "max by (broker) (ledger_events_oldest_unpublished_age_seconds) > ";
+    private static final String BACKLOG = "max by (broker, shard) (ledger_events_oldest_unpublished_age_seconds) > ";
 
     private static TcpProxy broker;
     private static PackagedApp app;
