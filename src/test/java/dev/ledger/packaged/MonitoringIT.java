@@ -90,7 +90,9 @@ class MonitoringIT {
         for (String expr : ruleExpressions(Files.readString(RULES))) {
             names.addAll(metricNames(expr));
         }
-        collectDashboardExpressions(JSON.readTree(DASHBOARD.toFile()), names);
+        List<String> dashboard = new ArrayList<>();
+        collectQueries(JSON.readTree(DASHBOARD.toFile()), dashboard);
+        dashboard.forEach(query -> names.addAll(metricNames(query)));
         assertTrue(names.containsAll(Set.of("ledger_idempotency_requests_seconds_count", "ledger_dependency_calls_seconds_bucket",
                 "ledger_events_oldest_unpublished_age_seconds", "resilience4j_circuitbreaker_state")), names.toString());
 
@@ -139,6 +141,40 @@ class MonitoringIT {
                 (fired - cut) / 1_000_000, (System.nanoTime() - fired) / 1_000_000);
     }
 
+    @Test
+    void everyDashboardQueryRunsAndTheShardFilterKeepsTheSeriesOfOneDatabase() throws Exception {
+        JsonNode dashboard = JSON.readTree(DASHBOARD.toFile());
+        JsonNode shard = null;
+        for (JsonNode variable : dashboard.path("templating").path("list")) {
+            shard = "shard".equals(variable.path("name").asText()) ? variable : shard;
+        }
+        assertTrue(shard != null && shard.path("includeAll").asBoolean(), "the dashboard's shard variable, with All");
+        String all = shard.path("allValue").asText();
+        List<String> queries = new ArrayList<>();
+        collectQueries(dashboard.path("panels"), queries);
+        // as Grafana sends them with every door and "All" shards chosen
+        List<String> sent = queries.stream().map(query -> query.replace("$shard", all).replace("$transport", ".*")
+                .replace("$__rate_interval", "1m")).toList();
+        String statements = sent.stream().filter(query -> query.startsWith("sum by (shard) (rate(ledger_dependency_calls_seconds_count"
+                + "{dependency=\"postgres\",shard=~")).findFirst().orElseThrow();
+        openAccount();
+        await().atMost(Duration.ofSeconds(30)).until(() -> prometheus.series(statements) > 0);
+        int answered = 0;
+        for (String query : sent) {
+            answered += prometheus.series(query) > 0 ? 1 : 0;
+        }
+        System.out.printf("[monitoring] %d dashboard queries ran in Prometheus, %d with series; PostgreSQL's statements by shard "
+                + "without shards: %d series%n", sent.size(), answered, prometheus.series(statements));
+    }
+
+    /** The {@code expr} of every target of the dashboard's panels. */
+    private static void collectQueries(JsonNode node, List<String> queries) {
+        if (node.isObject() && node.has("expr")) {
+            queries.add(node.get("expr").asText());
+        }
+        node.forEach(child -> collectQueries(child, queries));
+    }
+
     private static String openAccount() throws Exception {
         HttpResponse<String> opened = app.post("/accounts", API_KEY, "open-" + System.nanoTime(), "{\"currency\":\"EUR\"}");
         assertEquals(201, opened.statusCode(), opened.body());
@@ -162,13 +198,6 @@ class MonitoringIT {
             expressions.add(text.toString());
         }
         return expressions;
-    }
-
-    private static void collectDashboardExpressions(JsonNode node, Set<String> names) {
-        if (node.isObject() && node.has("expr")) {
-            names.addAll(metricNames(node.get("expr").asText()));
-        }
-        node.forEach(child -> collectDashboardExpressions(child, names));
     }
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
