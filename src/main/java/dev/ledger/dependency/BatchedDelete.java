@@ -1,5 +1,6 @@
 package dev.ledger.dependency;
 
+import io.micrometer.core.instrument.Counter;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
@@ -32,6 +33,14 @@ public final class BatchedDelete {
                     acc[1]++;
                 })
                 .map(acc -> new Result(acc[0], (int) acc[1]));
+    }
+
+    /** {@code rows} a batch deleted, counted in {@code removed} (the job's counter of that shard); answers them. */
+    public static int counted(int rows, Counter removed) {
+        if (rows > 0) {
+            removed.increment(rows);
+        }
+        return rows;
     }
 
     /** {@code run} on each of {@code shards} one after the other (a failure stops them); what they did, summed. */

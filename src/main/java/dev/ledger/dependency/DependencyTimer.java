@@ -1,6 +1,7 @@
 package dev.ledger.dependency;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.smallrye.mutiny.Uni;
 
@@ -31,11 +32,16 @@ public final class DependencyTimer {
 
     /** {@code dependency}: {@code redis}, {@code postgres}, {@code rabbitmq}, {@code kafka}; {@code call}: what kind of call. */
     public static DependencyTimer of(MeterRegistry registry, String dependency, String call) {
-        return new DependencyTimer(timer(registry, dependency, call, "ok"), timer(registry, dependency, call, "failed"));
+        return of(registry, dependency, call, Tags.empty());
     }
 
-    private static Timer timer(MeterRegistry registry, String dependency, String call, String result) {
-        return Timer.builder(NAME).tag("dependency", dependency).tag("call", call).tag("result", result)
+    /** The same with tags of its own besides those three ({@code shard}: {@code dev.ledger.shard.Shards#tags}). */
+    public static DependencyTimer of(MeterRegistry registry, String dependency, String call, Tags more) {
+        return new DependencyTimer(timer(registry, dependency, call, "ok", more), timer(registry, dependency, call, "failed", more));
+    }
+
+    private static Timer timer(MeterRegistry registry, String dependency, String call, String result, Tags more) {
+        return Timer.builder(NAME).tags(more).tag("dependency", dependency).tag("call", call).tag("result", result)
                 .description("Calls to the service's dependencies, by how long they took")
                 .serviceLevelObjectives(BUCKETS)
                 .register(registry);

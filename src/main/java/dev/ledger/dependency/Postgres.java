@@ -1,6 +1,7 @@
 package dev.ledger.dependency;
 
 import dev.ledger.config.LedgerConfig;
+import dev.ledger.shard.ShardLayout;
 import dev.ledger.shard.Shards;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
@@ -13,6 +14,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -20,6 +23,9 @@ import java.util.function.Supplier;
  * caller's event loop). No retry of a statement that timed out or lost its connection: a write may
  * still commit, and the idempotency layer then finds its record on the retry. Only a statement that
  * PostgreSQL rolled back itself (a deadlock's victim, a serialization failure) runs again.
+ *
+ * <p>Timed per shard ({@link DependencyTimer}, tagged {@code shard} when there are several: {@link Shards#tags}), with
+ * one timer of each shard made at start and found by its pool, so that a statement pays no allocation for it.
  */
 @ApplicationScoped
 public class Postgres {
@@ -29,7 +35,10 @@ public class Postgres {
     private final Pool pool;
     private final Shards shards;
     private final Duration timeout;
+    /** The default shard's statements (Hibernate Reactive's reads too), and those of a pool not found below. */
     private final DependencyTimer statements;
+    /** Each shard's timer by its pool (by identity); empty with one database, whose timer is {@link #statements}. */
+    private final Map<Pool, DependencyTimer> byShard = new IdentityHashMap<>();
 
     @Inject
     public Postgres(Pool pool, Shards shards, LedgerConfig config, MeterRegistry registry) {
@@ -45,12 +54,33 @@ public class Postgres {
         this.pool = pool;
         this.shards = shards;
         this.timeout = timeout;
-        this.statements = DependencyTimer.of(registry, "postgres", "statement");
+        if (shards == null || !shards.several()) {
+            this.statements = DependencyTimer.of(registry, "postgres", "statement");
+        } else {
+            shards.all().forEach((shard, on) -> byShard.put(on, DependencyTimer.of(registry, "postgres", "statement", shards.tags(shard))));
+            this.statements = byShard.get(shards.all().get(ShardLayout.DEFAULT));
+        }
     }
 
-    /** The call, failing with a TimeoutException when it takes longer than the bound; timed, the bound included. */
+    /**
+     * The call, failing with a TimeoutException when it takes longer than the bound; timed, the bound included, as
+     * the default shard's (Hibernate Reactive's reads, which only that shard serves).
+     */
     public <T> Uni<T> bounded(Supplier<Uni<T>> call) {
         return statements.time(() -> Deadline.within(timeout, "Postgres", call));
+    }
+
+    /** The same for a call on a connection of {@code on}, one shard's pool (a transaction's statements), timed as that shard's. */
+    public <T> Uni<T> bounded(Pool on, Supplier<Uni<T>> call) {
+        return timer(on).time(() -> Deadline.within(timeout, "Postgres", call));
+    }
+
+    private DependencyTimer timer(Pool on) {
+        if (byShard.isEmpty()) {
+            return statements;
+        }
+        DependencyTimer timer = byShard.get(on);
+        return timer != null ? timer : statements;
     }
 
     /**
@@ -83,7 +113,7 @@ public class Postgres {
 
     /** The same on one shard's pool ({@link Shards#all}): the background jobs, which run on every shard. */
     public Uni<RowSet<Row>> query(Pool on, String sql, Tuple args) {
-        return bounded(() -> on.withConnection(connection -> connection.preparedQuery(sql).execute(args))
+        return bounded(on, () -> on.withConnection(connection -> connection.preparedQuery(sql).execute(args))
                 .onFailure(Postgres::rolledBack).retry().atMost(ROLLED_BACK_RETRIES));
     }
 

@@ -164,7 +164,7 @@ final class OutboxRelay {
     /** One claim, publish and mark, in one transaction; answers how many events it claimed, or fails. */
     private Uni<Integer> relayOnce() {
         List<Long> confirmed = new ArrayList<>();
-        return pool.withTransaction(connection -> outbox.claim(connection, destination, settings.batchSize())
+        return pool.withTransaction(connection -> outbox.claim(pool, connection, destination, settings.batchSize())
                         .chain(events -> publishAndMark(connection, events, confirmed)))
                 .onFailure().invoke(failure -> {
                     if (confirmedUnmarked.size() > OutboxRepository.WINDOW_PER_EVENT * settings.batchSize()) {
@@ -214,7 +214,7 @@ final class OutboxRelay {
                 .invoke(outcome -> fresh.subList(0, outcome.published()).forEach(event -> confirmed.add(event.position())))
                 .call(outcome -> confirmed.isEmpty()
                         ? Uni.createFrom().voidItem()
-                        : outbox.markDelivered(connection, destination, confirmed));
+                        : outbox.markDelivered(pool, connection, destination, confirmed));
     }
 
     private OutgoingEvent outgoing(OutboxRepository.PendingEvent event) {

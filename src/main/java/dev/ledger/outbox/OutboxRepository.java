@@ -57,9 +57,12 @@ public class OutboxRepository {
     public record PendingEvent(long position, EventEnvelope envelope, String traceParent) {
     }
 
-    /** Up to {@code batchSize} events not yet delivered to {@code destination}, in order per account, locked by this transaction until it ends. */
-    public Uni<List<PendingEvent>> claim(SqlConnection connection, String destination, int batchSize) {
-        return postgres.bounded(() -> connection.preparedQuery(CLAIM)
+    /**
+     * Up to {@code batchSize} events not yet delivered to {@code destination}, in order per account, locked by this
+     * transaction (on a connection of {@code shard}'s pool) until it ends.
+     */
+    public Uni<List<PendingEvent>> claim(Pool shard, SqlConnection connection, String destination, int batchSize) {
+        return postgres.bounded(shard, () -> connection.preparedQuery(CLAIM)
                         .execute(Tuple.of(destination, batchSize, batchSize * WINDOW_PER_EVENT)))
                 .map(rows -> {
                     List<PendingEvent> events = new ArrayList<>(rows.size());
@@ -80,8 +83,8 @@ public class OutboxRepository {
                 row.getString("owner"), row.getUUID("account_id"), renderer.render(row));
     }
 
-    public Uni<Void> markDelivered(SqlConnection connection, String destination, List<Long> positions) {
-        return postgres.bounded(() -> connection.preparedQuery(MARK).execute(Tuple.of(destination, positions.toArray(Long[]::new))))
+    public Uni<Void> markDelivered(Pool shard, SqlConnection connection, String destination, List<Long> positions) {
+        return postgres.bounded(shard, () -> connection.preparedQuery(MARK).execute(Tuple.of(destination, positions.toArray(Long[]::new))))
                 .replaceWithVoid();
     }
 

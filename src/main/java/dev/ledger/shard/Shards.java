@@ -1,6 +1,9 @@
 package dev.ledger.shard;
 
 import dev.ledger.config.LedgerConfig;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
@@ -167,6 +170,22 @@ public class Shards {
         }
         return Uni.join().all(pools.entrySet().stream().map(shard -> job.apply(shard.getKey(), shard.getValue())).toList())
                 .andCollectFailures().replaceWithVoid();
+    }
+
+    /**
+     * The tags of a meter of {@code shard}'s (its statements, a background job's work there): {@code shard=<name>} when
+     * there are several shards, none otherwise, so that one database's series stay as they always were.
+     */
+    public Tags tags(String shard) {
+        return several() ? Tags.of("shard", shard) : Tags.empty();
+    }
+
+    /** A counter {@code name} of each shard, by shard name, {@link #tags tagged} by it: what a background job did there. */
+    public Map<String, Counter> counters(MeterRegistry registry, String name, String description) {
+        Map<String, Counter> counters = new HashMap<>();
+        pools.keySet().forEach(shard -> counters.put(shard,
+                Counter.builder(name).tags(tags(shard)).description(description).register(registry)));
+        return Map.copyOf(counters);
     }
 
     /** For a job's log line: " on shard two" when there are several shards, nothing otherwise. */

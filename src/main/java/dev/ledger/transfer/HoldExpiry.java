@@ -56,7 +56,7 @@ public class HoldExpiry {
         this.shards = shards;
         this.settings = config.transfers().expiry();
         for (String shard : shards.all().keySet()) {
-            Tags tags = shards.several() ? Tags.of("shard", shard) : Tags.empty();
+            Tags tags = shards.tags(shard);
             AtomicLong lagMillis = new AtomicLong();
             Counter released = Counter.builder("ledger.transfers.expired").tags(tags)
                     .description("Holds past their expiry released by this instance's expiry job").register(registry);

@@ -232,8 +232,9 @@ class IdempotencyTest {
 
     /** Successful calls {@code call} of the store in /q/metrics (its dependency tag is its breaker's name). */
     private double storeCalls(String metrics, String call) {
-        return Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"" + call + "\",dependency=\""
-                + store().breaker() + "\",result=\"ok\"}").orElse(0);
+        // with shards, every series of the name also has a shard label (empty for the store's)
+        return Metrics.sum(metrics, "ledger_dependency_calls_seconds_count{call=\"" + call + "\",dependency=\""
+                + store().breaker() + "\",result=\"ok\"}");
     }
 
     @Test
@@ -241,13 +242,13 @@ class IdempotencyTest {
         String metrics = RestAssured.get("/q/metrics").asString();
         double reserves = storeCalls(metrics, "reserve");
         double completes = storeCalls(metrics, "complete");
-        double statements = Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"}").orElse(0);
+        double statements = Metrics.sum(metrics, "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"}");
         newAccount();
         metrics = RestAssured.get("/q/metrics").asString();
         assertEquals(reserves + 1, storeCalls(metrics, "reserve"));
         assertEquals(completes + 1, storeCalls(metrics, "complete"));
         // at least: where events are on (the DynamoDB profile), the relay's statements are timed there too
-        double statementsAfter = Metrics.value(metrics, "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"}").orElse(0);
+        double statementsAfter = Metrics.sum(metrics, "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"}");
         assertTrue(statementsAfter >= statements + 1, statements + " statements, then " + statementsAfter);
         assertTrue(metrics.contains("ledger_idempotency_requests_seconds_bucket{outcome=\"executed\",transport=\"http\",le=\"0.005\"}"),
                 "a latency histogram per outcome");

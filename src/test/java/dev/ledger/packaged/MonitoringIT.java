@@ -43,7 +43,7 @@ class MonitoringIT {
     /** Names only Kafka's door registers (this application has none): KafkaCommandsTest reads them. */
     private static final Set<String> KAFKA_ONLY = Set.of("ledger_commands_lag");
     /** The backlog rule's threshold (seconds) and the test's: the production rule waits 5 minutes. */
-    private static final String BACKLOG = "max by (broker) (ledger_events_oldest_unpublished_age_seconds) > ";
+    private static final String BACKLOG = "max by (broker, shard) (ledger_events_oldest_unpublished_age_seconds) > ";
 
     private static TcpProxy broker;
     private static PackagedApp app;
@@ -90,7 +90,9 @@ class MonitoringIT {
         for (String expr : ruleExpressions(Files.readString(RULES))) {
             names.addAll(metricNames(expr));
         }
-        collectDashboardExpressions(JSON.readTree(DASHBOARD.toFile()), names);
+        List<String> dashboard = new ArrayList<>();
+        collectQueries(JSON.readTree(DASHBOARD.toFile()), dashboard);
+        dashboard.forEach(query -> names.addAll(metricNames(query)));
         assertTrue(names.containsAll(Set.of("ledger_idempotency_requests_seconds_count", "ledger_dependency_calls_seconds_bucket",
                 "ledger_events_oldest_unpublished_age_seconds", "resilience4j_circuitbreaker_state")), names.toString());
 
@@ -110,6 +112,13 @@ class MonitoringIT {
                     && !exposed.contains("\n" + name + " ")).toList();
             assertEquals(List.of(), missing, "named in ops/ but not in /q/metrics");
         });
+        // one database (no ledger.shards.*): the series as they always were, no shard label, which the rules' and the
+        // dashboard's "by (..., shard)" and shard=~".*" then leave out
+        String exposed = app.get("/q/metrics", null).body();
+        assertTrue(exposed.contains("\nledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\"} "),
+                "the statements' series without a shard");
+        List<String> sharded = exposed.lines().filter(line -> line.startsWith("ledger_") && line.contains("shard=")).toList();
+        assertEquals(List.of(), sharded, "series tagged shard without shards");
     }
 
     @Test
@@ -130,6 +139,40 @@ class MonitoringIT {
         await().atMost(Duration.ofSeconds(90)).until(() -> !prometheus.active("LedgerEventsBacklogGrowing"));
         System.out.printf("[monitoring] LedgerEventsBacklogGrowing fired %d ms after the broker was cut, resolved %d ms after it was back%n",
                 (fired - cut) / 1_000_000, (System.nanoTime() - fired) / 1_000_000);
+    }
+
+    @Test
+    void everyDashboardQueryRunsAndTheShardFilterKeepsTheSeriesOfOneDatabase() throws Exception {
+        JsonNode dashboard = JSON.readTree(DASHBOARD.toFile());
+        JsonNode shard = null;
+        for (JsonNode variable : dashboard.path("templating").path("list")) {
+            shard = "shard".equals(variable.path("name").asText()) ? variable : shard;
+        }
+        assertTrue(shard != null && shard.path("includeAll").asBoolean(), "the dashboard's shard variable, with All");
+        String all = shard.path("allValue").asText();
+        List<String> queries = new ArrayList<>();
+        collectQueries(dashboard.path("panels"), queries);
+        // as Grafana sends them with every door and "All" shards chosen
+        List<String> sent = queries.stream().map(query -> query.replace("$shard", all).replace("$transport", ".*")
+                .replace("$__rate_interval", "1m")).toList();
+        String statements = sent.stream().filter(query -> query.startsWith("sum by (shard) (rate(ledger_dependency_calls_seconds_count"
+                + "{dependency=\"postgres\",shard=~")).findFirst().orElseThrow();
+        openAccount();
+        await().atMost(Duration.ofSeconds(30)).until(() -> prometheus.series(statements) > 0);
+        int answered = 0;
+        for (String query : sent) {
+            answered += prometheus.series(query) > 0 ? 1 : 0;
+        }
+        System.out.printf("[monitoring] %d dashboard queries ran in Prometheus, %d with series; PostgreSQL's statements by shard "
+                + "without shards: %d series%n", sent.size(), answered, prometheus.series(statements));
+    }
+
+    /** The {@code expr} of every target of the dashboard's panels. */
+    private static void collectQueries(JsonNode node, List<String> queries) {
+        if (node.isObject() && node.has("expr")) {
+            queries.add(node.get("expr").asText());
+        }
+        node.forEach(child -> collectQueries(child, queries));
     }
 
     private static String openAccount() throws Exception {
@@ -155,13 +198,6 @@ class MonitoringIT {
             expressions.add(text.toString());
         }
         return expressions;
-    }
-
-    private static void collectDashboardExpressions(JsonNode node, Set<String> names) {
-        if (node.isObject() && node.has("expr")) {
-            names.addAll(metricNames(node.get("expr").asText()));
-        }
-        node.forEach(child -> collectDashboardExpressions(child, names));
     }
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");

@@ -1,6 +1,8 @@
 package dev.ledger.shard;
 
+import dev.ledger.idempotency.ExpiredRecordPurge;
 import dev.ledger.outbox.EventTap;
+import dev.ledger.outbox.PublishedEventPurge;
 import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.Broker;
 import dev.ledger.testing.BrokerUsers;
@@ -10,6 +12,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -18,9 +21,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalDouble;
 import java.util.UUID;
 
 import static dev.ledger.testing.ApiClient.DEV;
@@ -32,6 +37,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -39,12 +45,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the shard {@code two} ({@link ShardTwo}). Each client's account, payment, transfer, replay and key lookup land on its
  * own database and nowhere else, over HTTP and over RabbitMQ; each shard's events are published by its own relay, once
  * and in order, and its holds released by the expiry job on it; with the shard {@code two} down, its client alone is
- * answered 503.
+ * answered 503; each shard's statements and purges are counted under its name in /q/metrics.
  */
 @QuarkusTest
 @TestProfile(ShardsProfile.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShardsTest {
+    @Inject
+    ExpiredRecordPurge recordPurge;
+
+    @Inject
+    PublishedEventPurge eventPurge;
 
     @Test
     @Order(1)
@@ -248,6 +259,76 @@ class ShardsTest {
                 assertEquals(201, DEV.postTransaction(devAccount, newKey(), transaction("CREDIT", 10, 1)).statusCode()));
         Response ready = RestAssured.given().when().get("/q/health/ready").andReturn();
         assertEquals("UP", ready.path("checks.find { it.name == 'PostgreSQL' }.data.'shard two'"), ready.asString());
+    }
+
+    @Test
+    @Order(6)
+    void eachClientsStatementsAreCountedUnderItsShard() {
+        for (ApiClient client : new ApiClient[] {OTHER, DEV}) {
+            String account = client.newAccount();
+            String here = client == OTHER ? "default" : "two";
+            String there = client == OTHER ? "two" : "default";
+            double hereBefore = statements(here);
+            double thereBefore = statements(there);
+            for (int sequence = 1; sequence <= PAYMENTS; sequence++) {
+                client.credit(account, 1, sequence); // one statement each, on the client's shard
+            }
+            double counted = statements(here) - hereBefore;
+            double elsewhere = statements(there) - thereBefore;
+            System.out.printf("[shards] %d payments of %s: statements counted under shard=\"%s\" %.0f, under shard=\"%s\" %.0f%n",
+                    PAYMENTS, client.id(), here, counted, there, elsewhere);
+            // besides them only the background jobs' few statements (the expiry job's, each second), on either shard
+            assertTrue(counted >= PAYMENTS, client.id() + "'s statements under shard=" + here + ": " + counted);
+            assertTrue(elsewhere < PAYMENTS, client.id() + "'s statements not under shard=" + there + ": " + elsewhere);
+        }
+        assertNotEquals(OptionalDouble.empty(), Metrics.value(metrics(),
+                "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"failed\",shard=\"two\"}"),
+                "each shard's failures exposed too");
+    }
+
+    @Test
+    @Order(7)
+    void eachShardsPurgesAreCountedUnderItsName() throws Exception {
+        double recordsBefore = Metrics.value(metrics(), "ledger_idempotency_records_purged_total{shard=\"two\"}").orElseThrow();
+        double eventsBefore = Metrics.value(metrics(), "ledger_events_purged_total{shard=\"two\"}").orElseThrow();
+        assertTrue(Metrics.value(metrics(), "ledger_idempotency_records_purged_total{shard=\"default\"}").isPresent());
+        assertTrue(Metrics.value(metrics(), "ledger_events_purged_total{shard=\"default\"}").isPresent());
+        String client = "purged-" + UUID.randomUUID();
+        try (Connection db = ShardTwo.connect(); Statement sql = db.createStatement()) {
+            sql.execute("INSERT INTO idempotency_records (client, key_hash, fingerprint, outcome, expires_at) SELECT '" + client
+                    + "', sha256(('" + client + "' || g)::bytea), '\\x00', 'ACCOUNT_NOT_FOUND', now() - interval '1 hour' "
+                    + "FROM generate_series(1, 7) g");
+            sql.execute("INSERT INTO outbox_events (type, account_id, created_at, published_at) SELECT 'account.opened', '"
+                    + UUID.randomUUID() + "', now() - interval '30 days', now() - interval '8 days' FROM generate_series(1, 5)");
+        }
+        // shard two holds no other expired record or old event: whichever run removes them (this one or the scheduled one)
+        recordPurge.purge(1000, 10).await().atMost(Duration.ofSeconds(30));
+        eventPurge.purge(1000, 10, Duration.ofDays(7)).await().atMost(Duration.ofSeconds(30));
+        double records = Metrics.value(metrics(), "ledger_idempotency_records_purged_total{shard=\"two\"}").orElseThrow() - recordsBefore;
+        double events = Metrics.value(metrics(), "ledger_events_purged_total{shard=\"two\"}").orElseThrow() - eventsBefore;
+        System.out.printf("[shards] purged on shard two: %.0f records (7 of this test's), %.0f events (5 of this test's)%n",
+                records, events);
+        // at least this test's: the sharded run's classes (same profile) may leave expired records of dev's there too
+        assertTrue(records >= 7, records + " records");
+        assertTrue(events >= 5, events + " events");
+        try (Connection db = ShardTwo.connect(); Statement sql = db.createStatement();
+             java.sql.ResultSet left = sql.executeQuery("SELECT count(*) FROM idempotency_records WHERE client = '" + client + "'")) {
+            left.next();
+            assertEquals(0, left.getLong(1), "this test's expired records purged");
+        }
+    }
+
+    /** Payments of each client in {@link #eachClientsStatementsAreCountedUnderItsShard}. */
+    private static final int PAYMENTS = 40;
+
+    private static String metrics() {
+        return RestAssured.given().when().get("/q/metrics").asString();
+    }
+
+    /** PostgreSQL statements that succeeded on {@code shard}, as /q/metrics counts them. */
+    private static double statements(String shard) {
+        return Metrics.value(metrics(), "ledger_dependency_calls_seconds_count{call=\"statement\",dependency=\"postgres\",result=\"ok\",shard=\""
+                + shard + "\"}").orElse(0);
     }
 
     /** Commands of each client sent while shard two is down. */

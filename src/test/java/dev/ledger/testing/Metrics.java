@@ -28,6 +28,31 @@ public final class Metrics {
         return OptionalDouble.empty();
     }
 
+    /**
+     * The sum of every series of {@code series}' name whose labels include all of {@code series}' labels (e.g.
+     * {@code ledger_dependency_calls_seconds_count{dependency="postgres",result="ok"}} sums it over every call and
+     * shard); 0 when none is exposed.
+     */
+    public static double sum(String exposition, String series) {
+        int brace = series.indexOf('{');
+        String name = brace < 0 ? series : series.substring(0, brace);
+        java.util.List<String> labels = brace < 0 ? java.util.List.of()
+                : java.util.List.of(series.substring(brace + 1, series.length() - 1).split(","));
+        double total = 0;
+        for (String line : exposition.split("\n")) {
+            if (!line.startsWith(name + "{") && !line.startsWith(name + " ")) {
+                continue;
+            }
+            String sample = line.contains(" # ") ? line.substring(0, line.indexOf(" # ")) : line;
+            String exposed = sample.indexOf('{') < 0 ? "" : sample.substring(sample.indexOf('{') + 1, sample.lastIndexOf('}'));
+            java.util.List<String> has = java.util.List.of(exposed.split(","));
+            if (has.containsAll(labels)) {
+                total += Double.parseDouble(sample.substring(sample.lastIndexOf(' ') + 1).trim());
+            }
+        }
+        return total;
+    }
+
     private static final Pattern OUTCOME = Pattern.compile(
             "^ledger_idempotency_requests_seconds_count\\{outcome=\"([^\"]+)\",transport=\"([^\"]+)\"} (\\S+)(?: # .*)?$", Pattern.MULTILINE);
 

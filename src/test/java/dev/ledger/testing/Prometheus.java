@@ -7,9 +7,11 @@ import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -106,6 +108,15 @@ public final class Prometheus implements AutoCloseable {
             }
         }
         return state;
+    }
+
+    /** How many series the instant query {@code promql} answers now; fails when Prometheus refuses it (a PromQL error). */
+    public int series(String promql) throws Exception {
+        JsonNode answer = get("/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8));
+        if (!"success".equals(answer.path("status").asText())) {
+            throw new AssertionError("Prometheus refused " + promql + ": " + answer.path("error").asText());
+        }
+        return answer.path("data").path("result").size();
     }
 
     private JsonNode get(String path) throws Exception {
