@@ -25,6 +25,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.UUID;
 
@@ -44,8 +45,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Two clients on two PostgreSQL primaries: {@code other} on the default shard (the tests' database), {@code dev} on
  * the shard {@code two} ({@link ShardTwo}). Each client's account, payment, transfer, replay and key lookup land on its
  * own database and nowhere else, over HTTP and over RabbitMQ; each shard's events are published by its own relay, once
- * and in order, and its holds released by the expiry job on it; with the shard {@code two} down, its client alone is
- * answered 503; each shard's statements and purges are counted under its name in /q/metrics.
+ * and in order, and its holds released by the expiry job on it; with the shard {@code two} stopped, and then frozen,
+ * its client alone is answered 503 (frozen: within the statement's bound); each shard's statements and purges are
+ * counted under its name in /q/metrics.
  */
 @QuarkusTest
 @TestProfile(ShardsProfile.class)
@@ -317,6 +319,49 @@ class ShardsTest {
             assertEquals(0, left.getLong(1), "this test's expired records purged");
         }
     }
+
+    @Test
+    @Order(8)
+    void aFrozenShardAnswers503ToItsOwnClientsAloneWithinTheBound() throws Exception {
+        String devAccount = DEV.newAccount();
+        List<String> otherAccounts = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            otherAccounts.add(OTHER.newAccount());
+        }
+        String devKey = newKey();
+        Map<Integer, Integer> otherAnswers = new java.util.TreeMap<>();
+        long waitedMillis;
+        ShardTwo.server().freeze(); // connections open, nothing answers: a primary that hangs
+        try {
+            long started = System.nanoTime();
+            Response frozen = DEV.postTransaction(devAccount, devKey, transaction("CREDIT", 10, 1));
+            waitedMillis = (System.nanoTime() - started) / 1_000_000;
+            assertEquals(503, frozen.statusCode(), frozen.asString());
+            assertNotNull(frozen.header("Retry-After"));
+            for (int i = 0; i < FROZEN_PAYMENTS; i++) {
+                Response served = OTHER.postTransaction(otherAccounts.get(i % otherAccounts.size()), newKey(),
+                        transaction("CREDIT", 1, 1 + i / otherAccounts.size()));
+                otherAnswers.merge(served.statusCode(), 1, Integer::sum);
+            }
+            Response ready = RestAssured.given().when().get("/q/health/ready").andReturn();
+            assertEquals(200, ready.statusCode(), ready.asString());
+            String two = ready.path("checks.find { it.name == 'PostgreSQL' }.data.'shard two'");
+            assertEquals("DOWN", two.substring(0, 4), ready.asString());
+        } finally {
+            ShardTwo.server().thaw();
+        }
+        System.out.printf("[shards] shard two frozen: dev's payment answered 503 in %d ms; %d payments of other's sent, "
+                + "answers %s%n", waitedMillis, FROZEN_PAYMENTS, otherAnswers);
+        assertEquals(Map.of(201, FROZEN_PAYMENTS), otherAnswers, "the default shard's client served throughout");
+        assertTrue(waitedMillis < 5_000, "answered within the statement's bound: " + waitedMillis + " ms");
+        // thawed: the same key gets its one answer (the frozen statement may have committed once thawed: a replay then)
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertEquals(201, DEV.postTransaction(devAccount, devKey, transaction("CREDIT", 10, 1)).statusCode()));
+        assertEquals(10, DEV.balance(devAccount));
+    }
+
+    /** Payments of the default shard's client while shard two is frozen. */
+    private static final int FROZEN_PAYMENTS = 20;
 
     /** Payments of each client in {@link #eachClientsStatementsAreCountedUnderItsShard}. */
     private static final int PAYMENTS = 40;

@@ -89,6 +89,26 @@ public final class PostgresServer implements AutoCloseable {
                 "-m", "immediate", "-w", "-t", "60", "stop"));
     }
 
+    /**
+     * Freezes the server (SIGSTOP to the postmaster and every backend): connections stay open and nothing answers,
+     * as a primary that hangs does; {@link #thaw()} lets it go on.
+     */
+    public void freeze() throws IOException, InterruptedException {
+        signalAll("-STOP");
+    }
+
+    public void thaw() throws IOException, InterruptedException {
+        signalAll("-CONT");
+    }
+
+    private void signalAll(String signal) throws IOException, InterruptedException {
+        String postmaster = Files.readAllLines(dataDir.resolve("data").resolve("postmaster.pid")).get(0).trim();
+        String children = run(List.of("pgrep", "-P", postmaster)).trim();
+        List<String> kill = new ArrayList<>(List.of("kill", signal, postmaster));
+        kill.addAll(Arrays.asList(children.split("\\s+")));
+        run(kill);
+    }
+
     public void restart() throws IOException, InterruptedException {
         crash();
         start();
