@@ -96,6 +96,11 @@ public class Postgres {
 
     /** The same on the shard that holds {@code client}'s data ({@link Shards}): every statement of a client's request. */
     public Uni<RowSet<Row>> query(String client, String sql, Tuple args) {
+        String shard = shards.shardOf(client);
+        if (!shards.migrated(shard)) {
+            return Uni.createFrom().failure(new DependencyTimeoutException("The shard " + shard + " was down at start and is "
+                    + "not migrated yet"));
+        }
         return query(shards.pool(client), sql, args)
                 // the client moved away from that shard: this instance learns where to (for the retry) at once
                 .onFailure(Postgres::fenced).invoke(() -> shards.readPlacements().subscribe().with(ignored -> { }));

@@ -47,7 +47,8 @@ public class PostgresReadinessCheck implements AsyncHealthCheck {
     @Override
     public Uni<HealthCheckResponse> call() {
         List<String> names = List.copyOf(shards.all().keySet());
-        List<Uni<String>> states = names.stream().map(name -> state(shards.all().get(name))).toList();
+        List<Uni<String>> states = names.stream().map(name -> shards.migrated(name) ? state(shards.all().get(name))
+                : Uni.createFrom().item("not migrated yet: down at start")).toList();
         return Uni.join().all(states).andFailFast().map(answers -> {
             HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).status(answers.stream().anyMatch(UP::equals));
             for (int i = 0; i < names.size(); i++) {

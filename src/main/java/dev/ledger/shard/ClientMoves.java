@@ -113,6 +113,9 @@ public class ClientMoves {
     public Uni<Moved> move(String client, String to) {
         Pool target = shards.named(to).orElseThrow(() -> new Refused(false,
                 "No shard is named '" + to + "': the shards are " + String.join(", ", shards.all().keySet())));
+        if (!shards.migrated(to)) {
+            throw new Refused(true, "The shard " + to + " was down at start and is not migrated yet; try again once it is");
+        }
         Pool directory = shards.named(ShardLayout.DEFAULT).orElseThrow();
         return directory.withTransaction(moves -> run(moves, "SELECT pg_advisory_xact_lock(ledger_client_lock_key('move:' || $1))",
                         Tuple.of(client))
@@ -167,12 +170,19 @@ public class ClientMoves {
     /**
      * The client's rows on the shard it left, deleted once every instance has read the switch (twice
      * {@code ledger.moves.refresh}), so that an instance that has not yet read it, which still reads there, finds the
-     * client as it was at the fence rather than not at all; the fence stays.
+     * client as it was at the fence rather than not at all; the fence stays. Nothing is deleted if the client came
+     * back meanwhile (a move back takes the fence down in the transaction that copies the client there).
      */
     private Uni<Void> clean(String shard, String client) {
         return Uni.createFrom().voidItem().onItem().delayIt().by(cleanAfter)
-                .chain(() -> shards.named(shard).orElseThrow().withTransaction(connection -> deleteAll(connection, client)))
-                .invoke(() -> LOG.infof("Client %s's rows on the shard %s, which it left, are deleted; its fence stays", client, shard))
+                // only while the client is still fenced there: it may have moved back meanwhile (the fence then gone)
+                .chain(() -> shards.named(shard).orElseThrow().withTransaction(connection -> connection
+                        .preparedQuery("SELECT 1 FROM client_fences WHERE client = $1 FOR UPDATE").execute(Tuple.of(client))
+                        .chain(fenced -> fenced.size() == 0 ? Uni.createFrom().item(false)
+                                : deleteAll(connection, client).replaceWith(true))))
+                .invoke(deleted -> LOG.infof(deleted ? "Client %s's rows on the shard %s, which it left, are deleted; its fence stays"
+                        : "Client %s is back on the shard %s: nothing of it deleted there", client, shard))
+                .replaceWithVoid()
                 .onFailure().invoke(failure -> LOG.warnf("Client %s's rows on the shard %s, which it left, stay there, fenced (%s)",
                         client, shard, failure.toString()))
                 .onFailure().recoverWithNull();

@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 
@@ -36,6 +37,8 @@ import java.util.function.BiFunction;
 @ApplicationScoped
 public class Shards {
     private static final Logger LOG = Logger.getLogger(Shards.class);
+    /** How often the migration of a shard down at start is tried again. */
+    private static final java.time.Duration MIGRATION_RETRY = java.time.Duration.ofSeconds(5);
 
     private final ShardLayout layout;
     private final Pool defaultPool;
@@ -45,6 +48,9 @@ public class Shards {
     private final AtomicBoolean reading = new AtomicBoolean();
     private final Vertx vertx;
     private long timer = -1;
+    /** The shards whose migration at start failed (down then), each with its migration, tried again until it succeeds. */
+    private final Map<String, Runnable> unmigrated = new ConcurrentHashMap<>();
+    private long migrating = -1;
 
     public Shards(LedgerConfig config, Pool defaultPool, Vertx vertx, Flyway defaultFlyway,
                   @ConfigProperty(name = "quarkus.datasource.username") Optional<String> defaultUsername,
@@ -58,7 +64,17 @@ public class Shards {
         for (Map.Entry<String, LedgerConfig.Shard> shard : layout.extra().entrySet()) {
             String user = shard.getValue().username().or(() -> defaultUsername).orElse(null);
             String password = shard.getValue().password().or(() -> defaultPassword).orElse(null);
-            migrate(shard.getKey(), ShardLayout.jdbcUrl(shard.getValue().url()), user, password, defaultFlyway.getConfiguration());
+            String name = shard.getKey();
+            Runnable migration = () -> migrate(name, ShardLayout.jdbcUrl(shard.getValue().url()), user, password,
+                    defaultFlyway.getConfiguration());
+            try {
+                migration.run();
+            } catch (RuntimeException down) {
+                // a shard down at start is its own clients' trouble: they are answered 503 until it is migrated
+                LOG.errorf("Shard %s could not be migrated at start (%s); its clients are answered 503 until it is, "
+                        + "tried again every %d s", name, down.toString(), MIGRATION_RETRY.toSeconds());
+                unmigrated.put(name, migration);
+            }
             PgConnectOptions options = withNetworkTimeout(PgConnectOptions.fromUri(shard.getValue().url().trim()), networkTimeoutMillis)
                     .setCachePreparedStatements(true);
             if (user != null) {
@@ -73,6 +89,9 @@ public class Shards {
             LOG.infof("Shard %s: %s on %s:%d/%s", shard.getKey(), clientsOf(shard.getValue()), options.getHost(),
                     options.getPort(), options.getDatabase());
         }
+        if (!unmigrated.isEmpty()) {
+            migrating = vertx.setPeriodic(MIGRATION_RETRY.toMillis(), id -> migrateAgain());
+        }
         if (several()) {
             readPlacements().subscribe().with(ignored -> { });
             long every = Math.max(1, config.moves().refresh().toMillis());
@@ -83,6 +102,25 @@ public class Shards {
     /** The pool of the shard that holds {@code client}'s data. */
     public Pool pool(String client) {
         return pools.get(shardOf(client));
+    }
+
+    /** Whether the shard that holds {@code client}'s data was migrated (a shard down at start is not, until it is back). */
+    public boolean migrated(String shard) {
+        return unmigrated.isEmpty() || !unmigrated.containsKey(shard);
+    }
+
+    /** The shards not migrated yet, on a worker thread (Flyway's JDBC blocks), each on its own. */
+    private void migrateAgain() {
+        unmigrated.forEach((name, migration) -> vertx.getDelegate().executeBlocking(() -> {
+            migration.run();
+            return null;
+        }, false).onSuccess(done -> {
+            unmigrated.remove(name);
+            LOG.infof("Shard %s migrated: its clients are served", name);
+            if (unmigrated.isEmpty()) {
+                vertx.cancelTimer(migrating);
+            }
+        }).onFailure(down -> LOG.debugf("Shard %s still cannot be migrated (%s)", name, down.toString())));
     }
 
     /** Whether {@code client} is on the shard {@code default}, where Hibernate Reactive's session reads. */
@@ -168,7 +206,8 @@ public class Shards {
         if (!several()) {
             return job.apply(ShardLayout.DEFAULT, defaultPool);
         }
-        return Uni.join().all(pools.entrySet().stream().map(shard -> job.apply(shard.getKey(), shard.getValue())).toList())
+        return Uni.join().all(pools.entrySet().stream().filter(shard -> migrated(shard.getKey()))
+                        .map(shard -> job.apply(shard.getKey(), shard.getValue())).toList())
                 .andCollectFailures().replaceWithVoid();
     }
 
@@ -206,6 +245,9 @@ public class Shards {
     void close() {
         if (timer >= 0) {
             vertx.cancelTimer(timer);
+        }
+        if (migrating >= 0) {
+            vertx.cancelTimer(migrating);
         }
         pools.forEach((name, pool) -> {
             if (pool != defaultPool) {

@@ -42,7 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * sent, applied, double applications (0), answers by status and client; the mover's pause (the longest wait of one of
  * its payments for its final answer); the stayer's 503s (0: other clients never pause); money per account; every
  * event published once and in order (one per applied payment, reconciled with the ledger); a hold made before the
- * moves posted after them; and on the shard {@code two}, which the client left, its fence and none of its rows.
+ * moves posted after them; and on the shard {@code two}, which the client left, its fence and none of its rows. The
+ * instances start while shard two is down, and migrate and serve it once it is up.
  */
 @EnabledIf(value = "dev.ledger.testing.PackagedApp#configured", disabledReason = "needs the local servers (tests.it.* properties)")
 class ClientMoveIT {
@@ -50,17 +51,29 @@ class ClientMoveIT {
     private static final String MOVER = "mover";
     private static final String STAYER = "stayer";
     private static final String OPS = "ops";
+    /** The one client the settings put on shard two, which is down when the instances start. */
+    private static final String LATE = "late";
     private static final Map<String, String> KEYS = Map.of(MOVER, "mover-key-0123456789abcdefgh", STAYER,
-            "stayer-key-0123456789abcdefgh", OPS, "operator-key-0123456789abcdefgh");
+            "stayer-key-0123456789abcdefgh", OPS, "operator-key-0123456789abcdefgh", LATE, "late-key-0123456789abcdefghij");
     private static final int ACCOUNTS_EACH = 6;
     private static final Pattern ID = Pattern.compile("\"id\"\\s*:\\s*\"([0-9a-f-]{36})\"");
 
     private static PostgresServer two;
     private static List<PackagedApp> instances;
 
+    /**
+     * Two instances started while shard two is down (nothing listens on its port yet): they start, serve the default
+     * shard's clients, answer shard two's client 503 and say so in readiness; once shard two is up they migrate it and
+     * serve its client, with no restart.
+     */
     @BeforeAll
     static void twoShardsAndTwoInstances() throws Exception {
-        two = new PostgresServer(Integer.getInteger("tests.moves.pg-port", 0));
+        int port = Integer.getInteger("tests.moves.pg-port", 0);
+        if (port == 0) {
+            try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+                port = free.getLocalPort();
+            }
+        }
         try (Connection admin = java.sql.DriverManager.getConnection("jdbc:postgresql://" + PackagedApp.PG_HOST + "/postgres",
                 PackagedApp.PG_USER, ""); Statement sql = admin.createStatement()) {
             sql.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
@@ -72,7 +85,7 @@ class ClientMoveIT {
         Map<String, String> settings = new TreeMap<>(Map.of(
                 "QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PackagedApp.PG_HOST + "/" + DATABASE,
                 "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PackagedApp.PG_HOST + "/" + DATABASE,
-                "LEDGER_SHARDS_TWO_URL", "postgresql://" + two.host() + "/postgres",
+                "LEDGER_SHARDS_TWO_URL", "postgresql://127.0.0.1:" + port + "/postgres",
                 "LEDGER_SHARDS_TWO_USERNAME", "postgres",
                 "LEDGER_API_KEYS", apiKeys.toString(),
                 "LEDGER_MOVES_OPERATORS", OPS,
@@ -81,9 +94,25 @@ class ClientMoveIT {
                 "RABBITMQ_PORT", Integer.toString(EventTap.SHARED_PORT)));
         settings.put("RABBITMQ_VIRTUAL_HOST", EventTap.SHARED_VHOST);
         settings.put("LEDGER_EVENTS_RABBITMQ_QUEUE", "");
+        settings.put("LEDGER_SHARDS_TWO_CLIENTS", LATE);
         instances = PackagedApp.startTogether(List.of(
                 () -> PackagedApp.start(settings, "client-move-a.log"),
                 () -> PackagedApp.start(settings, "client-move-b.log")));
+        for (PackagedApp app : instances) {
+            HttpResponse<String> ready = app.get("/q/health/ready", null);
+            assertEquals(200, ready.statusCode(), ready.body());
+            assertTrue(ready.body().contains("DOWN (not migrated yet"), ready.body());
+            HttpResponse<String> refused = app.post("/accounts", KEYS.get(LATE), UUID.randomUUID().toString(), "{\"currency\":\"EUR\"}");
+            assertEquals(503, refused.statusCode(), refused.body());
+        }
+        two = new PostgresServer(port);
+        long up = System.nanoTime();
+        for (PackagedApp app : instances) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> app.post("/accounts", KEYS.get(LATE), UUID.randomUUID().toString(),
+                    "{\"currency\":\"EUR\"}").statusCode() == 201);
+        }
+        System.out.printf("[client-move] shard two down at start: both instances ready, its client answered 503; served "
+                + "%d ms after it came up%n", (System.nanoTime() - up) / 1_000_000);
     }
 
     @AfterAll
@@ -128,7 +157,9 @@ class ClientMoveIT {
             HttpResponse<String> there = move(a, "two");
             assertEquals(200, there.statusCode(), there.body());
             assertTrue(there.body().contains("\"moved\":true"), there.body());
-            load.await(150);
+            // back within 2 s (2 × ledger.moves.refresh), before the first move's clean of the default shard is due: that
+            // clean must find the client back and delete nothing (seen deleting the copied-back rows: 404s)
+            load.await(60);
             String back = moveClientScript(b, "default"); // the procedure as shipped: ops/move-client
             assertTrue(back.contains("\"moved\":true"), back);
             load.await(150);
