@@ -132,7 +132,7 @@ public class CommandDoor {
                     ? "A command needs the client id of its sender" : "The sender names no client this service knows"),
                     false, envelope.key(), correlation);
         }
-        String client = authenticated ? sender : ApiKeys.DEFAULT_CLIENT;
+        String client = clientOf(sender);
         try {
             if (envelope.unreadable() != null) {
                 throw envelope.unreadable();
@@ -151,6 +151,11 @@ public class CommandDoor {
         } catch (ProblemException invalid) {
             throw new CommandRefused(invalid, true, envelope.key(), correlation);
         }
+    }
+
+    /** The client a command of {@code sender} runs for: the sender, or with authentication off the one client {@code default}. */
+    public String clientOf(String sender) {
+        return config.auth().enabled() ? sender : ApiKeys.DEFAULT_CLIENT;
     }
 
     /** One run of the engine, settled by the table. */
