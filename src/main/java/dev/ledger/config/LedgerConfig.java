@@ -134,8 +134,9 @@ public interface LedgerConfig {
         int maxDeliveries();
 
         /**
-         * The most commands this instance works on at once: the broker's prefetch (unacknowledged
-         * deliveries), and so the bound of concurrent commands, waiting ones included.
+         * The most commands this instance works on at once: RabbitMQ's prefetch (unacknowledged
+         * deliveries), and so the bound of concurrent commands, waiting ones included; over Kafka, the
+         * records held of each PostgreSQL shard's clients (and one poll more), past which their partitions pause.
          */
         @WithDefault("64")
         int prefetch();

@@ -1,11 +1,13 @@
 package dev.ledger.shard;
 
+import dev.ledger.config.LedgerConfig;
 import dev.ledger.idempotency.ExpiredRecordPurge;
 import dev.ledger.outbox.EventTap;
 import dev.ledger.outbox.PublishedEventPurge;
 import dev.ledger.testing.ApiClient;
 import dev.ledger.testing.Broker;
 import dev.ledger.testing.BrokerUsers;
+import dev.ledger.testing.KafkaBroker;
 import dev.ledger.testing.Metrics;
 import dev.ledger.testing.Sql;
 import io.quarkus.test.junit.QuarkusTest;
@@ -13,6 +15,9 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -24,10 +29,15 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 import static dev.ledger.testing.ApiClient.DEV;
 import static dev.ledger.testing.ApiClient.OTHER;
@@ -46,8 +56,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the shard {@code two} ({@link ShardTwo}). Each client's account, payment, transfer, replay and key lookup land on its
  * own database and nowhere else, over HTTP and over RabbitMQ; each shard's events are published by its own relay, once
  * and in order, and its holds released by the expiry job on it; with the shard {@code two} stopped, and then frozen,
- * its client alone is answered 503 (frozen: within the statement's bound); each shard's statements and purges are
- * counted under its name in /q/metrics.
+ * its client alone is answered 503 (frozen: within the statement's bound), and the other client's RabbitMQ and Kafka
+ * commands do not wait for it; each shard's statements and purges are counted under its name in /q/metrics.
  */
 @QuarkusTest
 @TestProfile(ShardsProfile.class)
@@ -58,6 +68,9 @@ class ShardsTest {
 
     @Inject
     PublishedEventPurge eventPurge;
+
+    @Inject
+    LedgerConfig config;
 
     @Test
     @Order(1)
@@ -358,6 +371,151 @@ class ShardsTest {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertEquals(201, DEV.postTransaction(devAccount, devKey, transaction("CREDIT", 10, 1)).statusCode()));
         assertEquals(10, DEV.balance(devAccount));
+    }
+
+    @Test
+    @Order(9)
+    void aShardDownHoldsUpNoOtherClientsKafkaCommands() throws Exception {
+        ApiClient stopped = DEV; // on shard two
+        ApiClient served = OTHER; // on the default shard
+        // more of the stopped shard's commands than its budget holds: four per account, each account a lane of its own
+        int budget = config.messaging().prefetch();
+        int perAccount = 4;
+        List<String> stoppedAccounts = new ArrayList<>();
+        for (int i = 0; i < budget; i++) {
+            stoppedAccounts.add(stopped.newAccount());
+        }
+        List<String> servedAccounts = new ArrayList<>();
+        for (int i = 0; i < KAFKA_SERVED_COMMANDS; i++) {
+            servedAccounts.add(served.newAccount());
+        }
+        try (KafkaProducer<byte[], byte[]> producer = KafkaBroker.producer();
+             KafkaBroker.Reader stoppedOutcomes = KafkaBroker.reader("ledger.outcomes." + stopped.id());
+             KafkaBroker.Reader servedOutcomes = KafkaBroker.reader("ledger.outcomes." + served.id())) {
+            // each client's topic exists and each of its partitions has been read before the outage: no rebalance, and no
+            // first record of a partition (whose committed offset the connector looks up first), happens within it
+            warmUp(producer, stopped, stoppedOutcomes);
+            warmUp(producer, served, servedOutcomes);
+
+            List<String> stoppedKeys = new ArrayList<>();
+            List<String> servedKeys = new ArrayList<>();
+            double retriedBefore = kafkaRetried();
+            ShardTwo.server().crash();
+            try {
+                for (int sequence = 1; sequence <= perAccount; sequence++) {
+                    for (String account : stoppedAccounts) {
+                        String key = newKey();
+                        stoppedKeys.add(key);
+                        producer.send(KafkaBroker.command(stopped.id(), account, credit(account, sequence), "idempotency-key", key));
+                    }
+                }
+                producer.flush();
+                // the stopped shard's commands are retried in place, and a budget is full: partitions paused
+                await().atMost(Duration.ofSeconds(60)).until(() -> kafkaRetried() - retriedBefore >= budget);
+                await().atMost(Duration.ofSeconds(30)).until(() -> pausedPartitions("two") + pausedPartitions("default") > 0);
+
+                long servedSentAt = System.nanoTime();
+                for (String account : servedAccounts) {
+                    String key = newKey();
+                    servedKeys.add(key);
+                    producer.send(KafkaBroker.command(served.id(), account, credit(account, 1), "idempotency-key", key));
+                }
+                producer.flush();
+                List<KafkaBroker.Received> servedAnswers = arrived(servedOutcomes, servedKeys, Duration.ofSeconds(30));
+                long waited = System.nanoTime() - servedSentAt;
+                Map<Integer, Long> servedStatuses = byStatus(servedAnswers);
+                List<KafkaBroker.Received> early = stoppedOutcomes.drain(keyed(stoppedKeys), Duration.ofSeconds(1));
+                double held = kafkaGauge("ledger_commands_held", "two");
+                System.out.printf("[shards-kafka] shard two down: %d commands of its client sent, %.0f held (budget %d a shard, and one "
+                                + "poll), retried in place %.0f times, partitions paused: shard two %.0f, default %.0f; %d of the default "
+                                + "shard's client sent, outcomes %s within %d ms of the first; %d outcomes of the stopped shard's%n",
+                        stoppedKeys.size(), held, budget, kafkaRetried() - retriedBefore, pausedPartitions("two"),
+                        pausedPartitions("default"), servedKeys.size(), servedStatuses, waited / 1_000_000, early.size());
+                assertEquals(Map.of(201, (long) servedKeys.size()), servedStatuses, "every command of the default shard applied meanwhile");
+                assertEquals(0, early.size(), "no outcome for the stopped shard's commands yet: " + early);
+                assertEquals(0, pausedPartitions("default"), "no partition of the default shard's clients paused");
+                assertTrue(pausedPartitions("two") > 0, "the stopped shard's clients' partitions paused");
+                assertTrue(held >= budget && held <= 2 * budget, "the stopped shard holds its budget and at most one poll more: " + held);
+            } finally {
+                ShardTwo.server().start();
+            }
+
+            List<KafkaBroker.Received> stoppedAnswers = arrived(stoppedOutcomes, stoppedKeys, Duration.ofSeconds(120));
+            long applied = 0;
+            long wrong = 0;
+            for (String account : stoppedAccounts) {
+                applied += stopped.entryCount(account);
+                wrong += stopped.balance(account) == 5L * perAccount ? 0 : 1;
+            }
+            for (String account : servedAccounts) {
+                applied += served.entryCount(account);
+            }
+            Map<Integer, Long> stoppedStatuses = byStatus(stoppedAnswers);
+            System.out.printf("[shards-kafka] shard two back: sent %d, applied %d, double applications %d, accounts with a wrong "
+                    + "balance %d, outcomes of its client's commands %s, partitions paused %.0f%n", stoppedKeys.size() + servedKeys.size(),
+                    applied, applied - stoppedKeys.size() - servedKeys.size(), wrong, stoppedStatuses, pausedPartitions("two"));
+            assertEquals(Map.of(201, (long) stoppedKeys.size()), stoppedStatuses, "every command of the stopped shard applied once it is back");
+            assertEquals(stoppedKeys.size() + servedKeys.size(), applied, "each command applied once");
+            assertEquals(0, wrong, "each account's four credits applied in their order");
+            await().atMost(Duration.ofSeconds(10)).until(() -> pausedPartitions("two") == 0);
+        }
+    }
+
+    /** One credit on each partition of {@code client}'s commands topic, each applied. */
+    private static void warmUp(KafkaProducer<byte[], byte[]> producer, ApiClient client, KafkaBroker.Reader outcomes) throws Exception {
+        String topic = "ledger.commands." + client.id();
+        List<String> keys = new ArrayList<>();
+        for (PartitionInfo partition : producer.partitionsFor(topic)) {
+            String account = client.newAccount();
+            String key = newKey();
+            keys.add(key);
+            ProducerRecord<byte[], byte[]> command = KafkaBroker.command(client.id(), account, credit(account, 1), "idempotency-key", key);
+            producer.send(new ProducerRecord<>(topic, partition.partition(), command.key(), command.value(), command.headers()));
+        }
+        producer.flush();
+        for (KafkaBroker.Received outcome : outcomes.await(keys.size(), keyed(keys), Duration.ofSeconds(60))) {
+            assertEquals(201, outcome.status(), outcome.value());
+        }
+    }
+
+    /** Kafka commands of the default shard's client sent while shard two is down. */
+    private static final int KAFKA_SERVED_COMMANDS = 20;
+
+    /** Kafka commands retried in place so far. */
+    private static double kafkaRetried() {
+        return Metrics.value(metrics(), "ledger_commands_total{outcome=\"redelivered\",problem=\"none\",transport=\"kafka\"}").orElse(0);
+    }
+
+    /** Kafka partitions of commands the service paused because {@code shard} holds its budget of commands. */
+    private static double pausedPartitions(String shard) {
+        return kafkaGauge("ledger_commands_paused_partitions", shard);
+    }
+
+    /** The gauge {@code name} of {@code shard}, -1 when there is none. */
+    private static double kafkaGauge(String name, String shard) {
+        return Metrics.value(metrics(), name + "{shard=\"" + shard + "\"}").orElse(-1);
+    }
+
+    /** The outcomes of these keys that arrive within {@code bound}: all of them, or those that came. */
+    private static List<KafkaBroker.Received> arrived(KafkaBroker.Reader reader, List<String> keys, Duration bound) {
+        try {
+            return reader.await(keys.size(), keyed(keys), bound);
+        } catch (AssertionError notAll) {
+            return reader.drain(keyed(keys), Duration.ZERO);
+        }
+    }
+
+    private static Predicate<KafkaBroker.Received> keyed(List<String> keys) {
+        Set<String> wanted = new HashSet<>(keys); // contains(null) is false: an outcome may have no key
+        return received -> wanted.contains(received.header("idempotency-key"));
+    }
+
+    private static Map<Integer, Long> byStatus(List<KafkaBroker.Received> outcomes) {
+        return outcomes.stream().collect(Collectors.groupingBy(KafkaBroker.Received::status, TreeMap::new, Collectors.counting()));
+    }
+
+    private static String credit(String account, long sequence) {
+        return "{\"accountId\":\"" + account + "\",\"type\":\"CREDIT\",\"amount\":5,\"sequence\":" + sequence + "}";
     }
 
     /** Payments of the default shard's client while shard two is frozen. */

@@ -40,8 +40,8 @@ import java.util.concurrent.CompletionStage;
  * offset be committed. A command tried again is retried in place (its lane waits), backing off from
  * {@code ledger.messaging.retry-delay} doubling to {@code ledger.messaging.kafka.max-retry-delay}, and never once
  * its partition went to another consumer. Ordering and concurrency are {@link KafkaLanes}': one account's records
- * of a partition one at a time, in offset order; the rest at once, at most {@code ledger.messaging.prefetch} in
- * flight, past which the connector stops fetching.
+ * of a partition one at a time, in offset order; the rest at once, at most {@code ledger.messaging.prefetch} of each
+ * PostgreSQL shard's, past which the partitions of that shard's clients are paused (and only those).
  */
 @ApplicationScoped
 public class KafkaCommands {
@@ -65,7 +65,7 @@ public class KafkaCommands {
         this.maxDelay = config.messaging().kafka().maxRetryDelay();
     }
 
-    /** Takes the record into its lane; the connector delivers the next one when there is room. */
+    /** Takes the record into its lane; the connector delivers the next one at once. */
     @Incoming(CHANNEL)
     public CompletionStage<Void> consume(KafkaRecord<byte[], byte[]> record) {
         return lanes.admit(record, job -> door.run(new KafkaDelivery(job)));

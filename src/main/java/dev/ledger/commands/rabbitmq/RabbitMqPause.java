@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * store or Postgres; when it opens, the channel is paused (the prefetched commands are requeued after
  * their back-off, nothing new arrives), and after {@code ledger.messaging.rabbitmq.pause} it is resumed for a
  * trial. {@code ledger_commands_pauses_total} counts the pauses. (Kafka's door needs none: a command retried
- * in place holds its lane, and the lanes full stop the fetching.)
+ * in place holds its lane, and a shard whose records fill its budget has its clients' partitions paused.)
  *
  * <p>With several PostgreSQL shards ({@link Shards}) each shard has a breaker of its own ({@code commands} the
  * default shard's, {@code commands-<name>} each other's), counting its clients' commands, and the one queue pauses
