@@ -60,6 +60,9 @@ public class RedisFloor {
         router.route().order(Integer.MIN_VALUE).handler(this::answer);
     }
 
+    /** reserve.lua's fourth argument, the request's path (the key's lookup shows it while the key is in flight). */
+    private static final String PATH = "/accounts/floor/transactions";
+
     private void answer(RoutingContext context) {
         HttpServerRequest request = context.request();
         if (request.isEnded()) {
@@ -83,7 +86,7 @@ public class RedisFloor {
         sha256.update(key.getBytes(StandardCharsets.US_ASCII));
         String id = "idem:{" + HexFormat.of().formatHex(sha256.digest()) + "}";
         connection().compose(redis -> redis.send(Request.cmd(Command.EVALSHA).arg(sha).arg(1).arg(id).arg(FINGERPRINT)
-                                .arg(OWNER).arg(LEASE_MILLIS))
+                                .arg(OWNER).arg(LEASE_MILLIS).arg(PATH).arg(System.currentTimeMillis()))
                         .compose(reply -> "COMPLETED".equals(reply.get(0).toString()) ? Future.succeededFuture(reply) : record(redis, id)))
                 .onSuccess(reply -> send(response, reply))
                 .onFailure(failure -> response.setStatusCode(503).end(String.valueOf(failure.getMessage())));
@@ -104,7 +107,7 @@ public class RedisFloor {
                         .arg("ctype").arg("application/json").arg("location").arg("").arg("body").arg(Buffer.buffer(Answer.BODY)))
                 .compose(ignored -> redis.send(Request.cmd(Command.PEXPIRE).arg(id).arg(RETENTION_MILLIS)))
                 .compose(ignored -> redis.send(Request.cmd(Command.EVALSHA).arg(sha).arg(1).arg(id).arg(FINGERPRINT)
-                        .arg(OWNER).arg(LEASE_MILLIS)));
+                        .arg(OWNER).arg(LEASE_MILLIS).arg(PATH).arg(System.currentTimeMillis())));
     }
 
     /** The reply {COMPLETED, status, content type, location, body} as the service sends a replay. */
