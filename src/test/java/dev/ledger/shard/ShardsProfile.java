@@ -11,7 +11,7 @@ import java.util.Map;
 /**
  * The application with a second shard, {@code two} ({@link ShardTwo}), for the client {@code dev}: {@link ShardsTest},
  * and the suite's most important black-box classes run again there (the {@code Sharded…Test} subclasses: replays byte
- * for byte and every refusal, storms of one key and one account, transfers and holds, each client's data its own);
+ * for byte and every refusal, storms of one key and one account, transfers and holds and their replays);
  * events on, to the shared RabbitMQ as {@link EventsSettings} sends them (the relays woken by the request path and the
  * expiry job alone), without its traces; both command doors open, Kafka's on the tests' broker ({@link KafkaBroker}).
  */
