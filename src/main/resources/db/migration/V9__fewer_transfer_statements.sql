@@ -1,10 +1,29 @@
--- POST /transfers in fewer statements (issue 38, item 6: a transfer's cost against a payment's). V7's
--- ledger_create_transfer, the same signature, rules, refusals and answers, with:
--- - both accounts locked by one statement (ORDER BY id ... FOR NO KEY UPDATE: locked in id order, as before), not
---   two through ledger_lock_accounts;
--- - a posted transfer's two legs, their entries and its row written by one statement, not two;
--- - the answer made from what the statement wrote instead of read back from the transfer's row.
--- The previous version's instances call the same function and get the same answers.
+-- Transfers in fewer statements (issue 38, item 6: a transfer's cost against a payment's), with the same
+-- signatures, rules, refusals and answers; the previous version's instances call the same functions.
+--
+-- V7's ledger_lock_accounts, which every transfer function locks its two accounts with: one statement instead of
+-- two. Its rows are locked in the order ORDER BY gives them (the locking sits above the sort), ascending id, as
+-- before; an account that is unknown or another client's is NULL.
+CREATE OR REPLACE FUNCTION ledger_lock_accounts(p_client text, p_first uuid, p_second uuid, OUT first_account accounts,
+                                                OUT second_account accounts)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_pair accounts[];
+BEGIN
+    SELECT array_agg(l.a) INTO v_pair FROM (
+        SELECT a FROM accounts a WHERE a.id IN (p_first, p_second) AND a.owner = p_client ORDER BY a.id FOR NO KEY UPDATE) l;
+    IF v_pair[1].id = p_first THEN
+        first_account := v_pair[1];
+        second_account := v_pair[2];
+    ELSE
+        first_account := v_pair[2];
+        second_account := v_pair[1];
+    END IF;
+END
+$$;
+
+-- POST /transfers: V7's ledger_create_transfer with a posted transfer's two legs, their entries and its row written
+-- by one statement, not two, and the answer made from what the statement wrote instead of read back.
 CREATE OR REPLACE FUNCTION ledger_create_transfer(
     p_client text, p_key_hash bytea, p_fingerprint bytea, p_expires_at timestamptz, p_request_path text,
     p_transfer_id uuid, p_debit uuid, p_credit uuid, p_amount bigint, p_reference text, p_pending boolean,
@@ -13,7 +32,7 @@ CREATE OR REPLACE FUNCTION ledger_create_transfer(
 RETURNS SETOF ledger_transfer_outcome
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_pair      accounts[];
+    v_pair      record;
     v_debit     accounts;
     v_credit    accounts;
     v_debit_seq  bigint;
@@ -28,16 +47,9 @@ BEGIN
         RETURN;
     END IF;
 
-    -- both accounts locked in one statement, in id order (the order every function takes them in)
-    SELECT array_agg(l.a) INTO v_pair FROM (
-        SELECT a FROM accounts a WHERE a.id IN (p_debit, p_credit) AND a.owner = p_client ORDER BY a.id FOR NO KEY UPDATE) l;
-    IF v_pair[1].id = p_debit THEN
-        v_debit := v_pair[1];
-        v_credit := v_pair[2];
-    ELSE
-        v_debit := v_pair[2];
-        v_credit := v_pair[1];
-    END IF;
+    SELECT * INTO v_pair FROM ledger_lock_accounts(p_client, p_debit, p_credit);
+    v_debit := v_pair.first_account;
+    v_credit := v_pair.second_account;
     IF v_debit.id IS NULL OR v_credit.id IS NULL THEN
         RETURN QUERY SELECT * FROM ledger_transfer_refused(p_client, p_key_hash, p_expires_at, 'ACCOUNT_NOT_FOUND',
             CASE WHEN v_debit.id IS NULL THEN p_debit ELSE p_credit END, NULL, NULL, NULL, NULL);

@@ -101,7 +101,7 @@ public class Postgres {
             return Uni.createFrom().failure(new DependencyTimeoutException("The shard " + shard + " was down at start and is "
                     + "not migrated yet"));
         }
-        return query(shards.pool(client), sql, args)
+        return query(shards.all().get(shard), sql, args)
                 // the client moved away from that shard: this instance learns where to (for the retry) at once
                 .onFailure(Postgres::fenced).invoke(() -> shards.readPlacements().subscribe().with(ignored -> { }));
     }

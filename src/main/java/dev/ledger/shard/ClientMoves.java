@@ -13,7 +13,6 @@ import org.jboss.logging.Logger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Moves a client's data from its shard to another (docs/operations.md, "Moving a client to another shard"), in four
@@ -41,13 +40,18 @@ public class ClientMoves {
             INSERT INTO client_fences (client, moved_to) VALUES ($1, $2)
             ON CONFLICT (client) DO UPDATE SET moved_to = EXCLUDED.moved_to, fenced_at = now()""";
     private static final String OF_CLIENT = "(SELECT a.id FROM accounts a WHERE a.owner = $1)";
-    /** The client's rows of each table, as JSON; the parents first. */
-    private static final Map<String, String> TABLES = Map.of(
-            "accounts", "SELECT coalesce(json_agg(x), '[]')::text FROM accounts x WHERE x.owner = $1",
-            "transfers", "SELECT coalesce(json_agg(x), '[]')::text FROM transfers x WHERE x.owner = $1",
-            "ledger_entries", "SELECT coalesce(json_agg(x), '[]')::text FROM ledger_entries x WHERE x.account_id IN " + OF_CLIENT,
-            "idempotency_records", "SELECT coalesce(json_agg(x), '[]')::text FROM idempotency_records x WHERE x.client = $1");
-    private static final List<String> PARENTS_FIRST = List.of("accounts", "transfers", "ledger_entries", "idempotency_records");
+    /** The client's tables, the parents first, each with the query of the client's rows in it, as JSON. */
+    private record Table(String name, String where) {
+        String rows() {
+            return "SELECT coalesce(json_agg(x), '[]')::text FROM " + name + " x WHERE " + where;
+        }
+    }
+
+    private static final List<Table> PARENTS_FIRST = List.of(
+            new Table("accounts", "x.owner = $1"),
+            new Table("transfers", "x.owner = $1"),
+            new Table("ledger_entries", "x.account_id IN " + OF_CLIENT),
+            new Table("idempotency_records", "x.client = $1"));
     /** The client's unpublished events and their deliveries, locked: the old shard's relay skips them until the move ends. */
     private static final String UNPUBLISHED = """
             WITH locked AS (SELECT d.* FROM outbox_deliveries d WHERE d.account_id IN %s FOR UPDATE)
@@ -202,8 +206,8 @@ public class ClientMoves {
             Long[] positions = locked.getArrayOfLongs(2);
             List<String> rows = new ArrayList<>();
             Uni<Void> read = Uni.createFrom().voidItem();
-            for (String table : PARENTS_FIRST) {
-                read = read.chain(() -> from.preparedQuery(TABLES.get(table)).execute(Tuple.of(client))
+            for (Table table : PARENTS_FIRST) {
+                read = read.chain(() -> from.preparedQuery(table.rows()).execute(Tuple.of(client))
                         .invoke(json -> rows.add(json.iterator().next().getString(0))).replaceWithVoid());
             }
             return read.chain(() -> target.withTransaction(to -> write(to, client, rows, eventRows, deliveries)))
@@ -220,7 +224,7 @@ public class ClientMoves {
         long[] counts = new long[5];
         Uni<Void> done = deleteAll(to, client).chain(() -> run(to, "DELETE FROM client_fences WHERE client = $1", Tuple.of(client)));
         for (int i = 0; i < PARENTS_FIRST.size(); i++) {
-            String table = PARENTS_FIRST.get(i);
+            String table = PARENTS_FIRST.get(i).name();
             String json = rows.get(i);
             int slot = i;
             done = done.chain(() -> to.preparedQuery("INSERT INTO " + table + " SELECT * FROM json_populate_recordset(NULL::"

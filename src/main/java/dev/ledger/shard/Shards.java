@@ -99,14 +99,9 @@ public class Shards {
         }
     }
 
-    /** The pool of the shard that holds {@code client}'s data. */
-    public Pool pool(String client) {
-        return pools.get(shardOf(client));
-    }
-
     /** Whether the shard that holds {@code client}'s data was migrated (a shard down at start is not, until it is back). */
     public boolean migrated(String shard) {
-        return unmigrated.isEmpty() || !unmigrated.containsKey(shard);
+        return !unmigrated.containsKey(shard);
     }
 
     /** The shards not migrated yet, on a worker thread (Flyway's JDBC blocks), each on its own. */
