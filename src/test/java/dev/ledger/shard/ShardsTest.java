@@ -29,6 +29,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +58,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * own database and nowhere else, over HTTP and over RabbitMQ; each shard's events are published by its own relay, once
  * and in order, and its holds released by the expiry job on it; with the shard {@code two} stopped, and then frozen,
  * its client alone is answered 503 (frozen: within the statement's bound), and the other client's RabbitMQ and Kafka
- * commands do not wait for it; each shard's statements and purges are counted under its name in /q/metrics.
+ * commands do not wait for it (stopped, then frozen), the down shard's own applied once it is back; each shard's
+ * statements and purges are counted under its name in /q/metrics.
  */
 @QuarkusTest
 @TestProfile(ShardsProfile.class)
@@ -334,46 +336,6 @@ class ShardsTest {
     }
 
     @Test
-    @Order(8)
-    void aFrozenShardAnswers503ToItsOwnClientsAloneWithinTheBound() throws Exception {
-        String devAccount = DEV.newAccount();
-        List<String> otherAccounts = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            otherAccounts.add(OTHER.newAccount());
-        }
-        String devKey = newKey();
-        Map<Integer, Integer> otherAnswers = new java.util.TreeMap<>();
-        long waitedMillis;
-        ShardTwo.server().freeze(); // connections open, nothing answers: a primary that hangs
-        try {
-            long started = System.nanoTime();
-            Response frozen = DEV.postTransaction(devAccount, devKey, transaction("CREDIT", 10, 1));
-            waitedMillis = (System.nanoTime() - started) / 1_000_000;
-            assertEquals(503, frozen.statusCode(), frozen.asString());
-            assertNotNull(frozen.header("Retry-After"));
-            for (int i = 0; i < FROZEN_PAYMENTS; i++) {
-                Response served = OTHER.postTransaction(otherAccounts.get(i % otherAccounts.size()), newKey(),
-                        transaction("CREDIT", 1, 1 + i / otherAccounts.size()));
-                otherAnswers.merge(served.statusCode(), 1, Integer::sum);
-            }
-            Response ready = RestAssured.given().when().get("/q/health/ready").andReturn();
-            assertEquals(200, ready.statusCode(), ready.asString());
-            String two = ready.path("checks.find { it.name == 'PostgreSQL' }.data.'shard two'");
-            assertEquals("DOWN", two.substring(0, 4), ready.asString());
-        } finally {
-            ShardTwo.server().thaw();
-        }
-        System.out.printf("[shards] shard two frozen: dev's payment answered 503 in %d ms; %d payments of other's sent, "
-                + "answers %s%n", waitedMillis, FROZEN_PAYMENTS, otherAnswers);
-        assertEquals(Map.of(201, FROZEN_PAYMENTS), otherAnswers, "the default shard's client served throughout");
-        assertTrue(waitedMillis < 5_000, "answered within the statement's bound: " + waitedMillis + " ms");
-        // thawed: the same key gets its one answer (the frozen statement may have committed once thawed: a replay then)
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertEquals(201, DEV.postTransaction(devAccount, devKey, transaction("CREDIT", 10, 1)).statusCode()));
-        assertEquals(10, DEV.balance(devAccount));
-    }
-
-    @Test
     @Order(9)
     void aShardDownHoldsUpNoOtherClientsKafkaCommands() throws Exception {
         ApiClient stopped = DEV; // on shard two
@@ -461,6 +423,142 @@ class ShardsTest {
         }
     }
 
+    /**
+     * After {@link #aShardDownHoldsUpNoOtherClientsKafkaCommands}, whose warm-up read every partition of both clients'
+     * command topics: no rebalance and no first record of a partition happens while the shard is frozen.
+     */
+    @Test
+    @Order(10)
+    void aFrozenShardAnswers503ToItsOwnClientsAloneWithinTheBound() throws Exception {
+        String devAccount = DEV.newAccount();
+        List<String> otherAccounts = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            otherAccounts.add(OTHER.newAccount());
+        }
+        // commands of both clients through both brokers, one account each
+        Map<ApiClient, List<String>> rabbitAccounts = new HashMap<>();
+        Map<ApiClient, List<String>> kafkaAccounts = new HashMap<>();
+        for (ApiClient client : new ApiClient[] {DEV, OTHER}) {
+            BrokerUsers.ensure(client.id());
+            rabbitAccounts.put(client, new ArrayList<>());
+            kafkaAccounts.put(client, new ArrayList<>());
+            for (int i = 0; i < FROZEN_COMMANDS; i++) {
+                rabbitAccounts.get(client).add(client.newAccount());
+            }
+            // the frozen shard's more than its Kafka budget holds, so that its clients' partitions are paused
+            for (int i = 0; i < (client == DEV ? config.messaging().prefetch() + FROZEN_COMMANDS : FROZEN_COMMANDS); i++) {
+                kafkaAccounts.get(client).add(client.newAccount());
+            }
+        }
+        String devKey = newKey();
+        Map<Integer, Integer> otherAnswers = new TreeMap<>();
+        Map<String, Map<Integer, Long>> otherOutcomes = new TreeMap<>();
+        List<String> devKafkaKeys = new ArrayList<>();
+        long waitedMillis;
+        long otherCommandsMillis;
+        try (Broker devBroker = Broker.as(DEV.id(), BrokerUsers.PASSWORD, 0);
+             Broker otherBroker = Broker.as(OTHER.id(), BrokerUsers.PASSWORD, 0);
+             KafkaProducer<byte[], byte[]> producer = KafkaBroker.producer();
+             KafkaBroker.Reader devKafka = KafkaBroker.reader("ledger.outcomes." + DEV.id());
+             KafkaBroker.Reader otherKafka = KafkaBroker.reader("ledger.outcomes." + OTHER.id())) {
+            String devReplies = devBroker.replyQueue();
+            String otherReplies = otherBroker.replyQueue();
+            ShardTwo.server().freeze(); // connections open, nothing answers: a primary that hangs
+            try {
+                long started = System.nanoTime();
+                Response frozen = DEV.postTransaction(devAccount, devKey, transaction("CREDIT", 10, 1));
+                waitedMillis = (System.nanoTime() - started) / 1_000_000;
+                assertEquals(503, frozen.statusCode(), frozen.asString());
+                assertNotNull(frozen.header("Retry-After"));
+                // the frozen shard's commands first: they meet it hanging and hold their lanes for a statement's bound
+                for (String account : rabbitAccounts.get(DEV)) {
+                    devBroker.publish(Broker.command(newKey(), DEV.id(), devReplies).build(), credit(account));
+                }
+                for (String account : kafkaAccounts.get(DEV)) {
+                    String key = newKey();
+                    devKafkaKeys.add(key);
+                    producer.send(KafkaBroker.command(DEV.id(), account, credit(account, 1), "idempotency-key", key));
+                }
+                producer.flush();
+                // its budget full: its clients' partitions paused (and, were the budget one for every shard, everyone's)
+                await().atMost(Duration.ofSeconds(30)).until(() -> pausedPartitions("two") + pausedPartitions("default") > 0);
+
+                for (int i = 0; i < FROZEN_PAYMENTS; i++) {
+                    Response served = OTHER.postTransaction(otherAccounts.get(i % otherAccounts.size()), newKey(),
+                            transaction("CREDIT", 1, 1 + i / otherAccounts.size()));
+                    otherAnswers.merge(served.statusCode(), 1, Integer::sum);
+                }
+                long commandsSent = System.nanoTime();
+                List<String> otherKafkaKeys = new ArrayList<>();
+                for (String account : rabbitAccounts.get(OTHER)) {
+                    otherBroker.publish(Broker.command(newKey(), OTHER.id(), otherReplies).build(), credit(account));
+                }
+                for (String account : kafkaAccounts.get(OTHER)) {
+                    String key = newKey();
+                    otherKafkaKeys.add(key);
+                    producer.send(KafkaBroker.command(OTHER.id(), account, credit(account, 1), "idempotency-key", key));
+                }
+                producer.flush();
+                Map<Integer, Long> rabbit = new TreeMap<>();
+                for (int i = 0; i < FROZEN_COMMANDS; i++) {
+                    rabbit.merge(otherBroker.next(otherReplies, Duration.ofSeconds(20)).status(), 1L, Long::sum);
+                }
+                otherOutcomes.put("rabbitmq", rabbit);
+                otherOutcomes.put("kafka", byStatus(arrived(otherKafka, otherKafkaKeys, Duration.ofSeconds(20))));
+                otherCommandsMillis = (System.nanoTime() - commandsSent) / 1_000_000;
+                assertEquals(0, devBroker.depth(devReplies), "no outcome for the frozen shard's commands yet");
+                assertEquals(0, pausedPartitions("default"), "no partition of the default shard's clients paused");
+
+                Response ready = RestAssured.given().when().get("/q/health/ready").andReturn();
+                assertEquals(200, ready.statusCode(), ready.asString());
+                String two = ready.path("checks.find { it.name == 'PostgreSQL' }.data.'shard two'");
+                assertEquals("DOWN", two.substring(0, 4), ready.asString());
+            } finally {
+                ShardTwo.server().thaw();
+            }
+            System.out.printf("[shards] shard two frozen: dev's payment answered 503 in %d ms; %d payments of other's sent, "
+                    + "answers %s; dev's commands sent: %d over RabbitMQ, %d over Kafka (its budget %d); other's: %d through "
+                    + "each broker, outcomes %s within %d ms%n", waitedMillis, FROZEN_PAYMENTS, otherAnswers, FROZEN_COMMANDS,
+                    devKafkaKeys.size(), config.messaging().prefetch(), FROZEN_COMMANDS, otherOutcomes, otherCommandsMillis);
+            assertEquals(Map.of(201, FROZEN_PAYMENTS), otherAnswers, "the default shard's client served throughout");
+            assertEquals(Map.of("kafka", Map.of(201, (long) FROZEN_COMMANDS), "rabbitmq", Map.of(201, (long) FROZEN_COMMANDS)),
+                    otherOutcomes, "the default shard's client's commands applied throughout");
+            assertTrue(waitedMillis < 5_000, "answered within the statement's bound: " + waitedMillis + " ms");
+
+            // thawed: the frozen shard's commands are applied, each once (a statement frozen mid-way may commit once
+            // thawed: its command's next try is then a replay)
+            Map<String, Map<Integer, Long>> devOutcomes = new TreeMap<>();
+            devOutcomes.put("kafka", byStatus(arrived(devKafka, devKafkaKeys, Duration.ofSeconds(60))));
+            Map<Integer, Long> devRabbit = new TreeMap<>();
+            for (int i = 0; i < FROZEN_COMMANDS; i++) {
+                devRabbit.merge(devBroker.next(devReplies, Duration.ofSeconds(60)).status(), 1L, Long::sum);
+            }
+            devOutcomes.put("rabbitmq", devRabbit);
+            long wrong = 0;
+            for (String account : concat(rabbitAccounts.get(DEV), kafkaAccounts.get(DEV), rabbitAccounts.get(OTHER),
+                    kafkaAccounts.get(OTHER))) {
+                ApiClient owner = rabbitAccounts.get(DEV).contains(account) || kafkaAccounts.get(DEV).contains(account) ? DEV : OTHER;
+                wrong += owner.balance(account) == 5 && owner.entryCount(account) == 1 ? 0 : 1;
+            }
+            int accounts = rabbitAccounts.get(DEV).size() + kafkaAccounts.get(DEV).size() + rabbitAccounts.get(OTHER).size()
+                    + kafkaAccounts.get(OTHER).size();
+            System.out.printf("[shards] shard two thawed: outcomes of its client's commands %s; accounts not credited "
+                    + "exactly once %d of %d%n", devOutcomes, wrong, accounts);
+            assertEquals(Map.of("kafka", Map.of(201, (long) devKafkaKeys.size()), "rabbitmq", Map.of(201, (long) FROZEN_COMMANDS)),
+                    devOutcomes, "the frozen shard's commands applied once it is back");
+            assertEquals(0, wrong, "each command applied once");
+        }
+        // the same key gets its one answer (the frozen statement may have committed once thawed: a replay then)
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertEquals(201, DEV.postTransaction(devAccount, devKey, transaction("CREDIT", 10, 1)).statusCode()));
+        assertEquals(10, DEV.balance(devAccount));
+    }
+
+    @SafeVarargs
+    private static List<String> concat(List<String>... lists) {
+        return java.util.Arrays.stream(lists).flatMap(List::stream).toList();
+    }
+
     /** One credit on each partition of {@code client}'s commands topic, each applied. */
     private static void warmUp(KafkaProducer<byte[], byte[]> producer, ApiClient client, KafkaBroker.Reader outcomes) throws Exception {
         String topic = "ledger.commands." + client.id();
@@ -520,6 +618,8 @@ class ShardsTest {
 
     /** Payments of the default shard's client while shard two is frozen. */
     private static final int FROZEN_PAYMENTS = 20;
+    /** Commands of each client through each broker while shard two is frozen. */
+    private static final int FROZEN_COMMANDS = 10;
 
     /** Payments of each client in {@link #eachClientsStatementsAreCountedUnderItsShard}. */
     private static final int PAYMENTS = 40;
