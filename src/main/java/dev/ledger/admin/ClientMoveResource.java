@@ -61,7 +61,10 @@ public class ClientMoveResource {
             description = "Fences the client on its shard (its requests answer 503 with Retry-After, its commands wait), "
                     + "copies its accounts, transfers, entries, idempotency records and unpublished events to the target, "
                     + "switches its placement for every instance, and deletes its rows on the old shard. Other clients never "
-                    + "pause. Safe to send again: a client on the target already is answered `moved: false`. Only the "
+                    + "pause; the client pauses at most `ledger.moves.max-pause`: a copy that cannot finish within it is "
+                    + "rolled back, the client stays where it was, served, and the answer is 400 `invalid-request` saying so "
+                    + "(503 when a lock on the old shard was not granted in time: send it again). "
+                    + "Safe to send again: a client on the target already is answered `moved: false`. Only the "
                     + "clients `ledger.moves.operators` names may call it; to others it does not exist (404).")
     @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Request.class),
             examples = @ExampleObject(name = "move", value = "{\"client\": \"globex\", \"to\": \"eu2\"}")))

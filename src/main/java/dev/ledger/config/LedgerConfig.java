@@ -46,11 +46,18 @@ public interface LedgerConfig {
 
         /**
          * How long a move waits for a lock on the client's old shard (its statements in flight when the fence goes up,
-         * the relay publishing its events) before it gives up, leaving the client where it was: the bound of the
-         * client's pause, with the copy's own time.
+         * the relay publishing its events) before it gives up, leaving the client where it was (503: send it again).
          */
         @WithDefault("2s")
         Duration lockWait();
+
+        /**
+         * The longest a move may pause the client: from its fence to the copy's commit on the target. A copy that
+         * would take longer (a client with very many rows, a target slow to answer) is rolled back there, the fence
+         * taken down, and the client stays where it was, served as before.
+         */
+        @WithDefault("5s")
+        Duration maxPause();
 
         /** The clients (by their API keys) allowed to move clients: {@code POST /admin/client-moves}. None: nobody. */
         Optional<List<String>> operators();

@@ -1,6 +1,8 @@
 package dev.ledger.shard;
 
 import dev.ledger.config.LedgerConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.pgclient.PgException;
@@ -13,6 +15,7 @@ import org.jboss.logging.Logger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Moves a client's data from its shard to another (docs/operations.md, "Moving a client to another shard"), in four
@@ -30,7 +33,10 @@ import java.util.List;
  *   <li><b>Clean</b> the old shard, once every instance has read the switch: the client's rows go; the fence stays.</li>
  * </ol>
  * A failure before the switch takes the fence down again (the client stays where it was, nothing changed); a switch
- * whose outcome is unknown keeps it up, and the move is run again.
+ * whose outcome is unknown keeps it up, and the move is run again. The pause is bounded ({@code ledger.moves.max-pause}):
+ * each statement from the fence to the target's commit may take only what is left of it, and a copy not done in time is
+ * rolled back on both sides. Each move that fenced is counted and its pause timed ({@code ledger_client_moves_seconds},
+ * tagged {@code result}: {@code moved}, {@code refused} when it gave up in time or for a lock, {@code failed}).
  */
 @ApplicationScoped
 public class ClientMoves {
@@ -83,11 +89,16 @@ public class ClientMoves {
     private final String lockWait;
     /** How long the old shard keeps the client's rows after the switch: every instance has read the switch by then. */
     private final Duration cleanAfter;
+    /** The longest pause, in nanoseconds ({@code ledger.moves.max-pause}). */
+    private final long maxPause;
+    private final MeterRegistry metrics;
 
-    public ClientMoves(Shards shards, LedgerConfig config) {
+    public ClientMoves(Shards shards, LedgerConfig config, MeterRegistry metrics) {
         this.shards = shards;
         this.cleanAfter = config.moves().refresh().multipliedBy(2);
         this.lockWait = "SET LOCAL lock_timeout = " + Math.max(1, config.moves().lockWait().toMillis());
+        this.maxPause = config.moves().maxPause().toNanos();
+        this.metrics = metrics;
     }
 
     /** A move not made: {@code retry} when it may succeed later (a lock not granted in time), a wrong request otherwise. */
@@ -137,7 +148,7 @@ public class ClientMoves {
                                     .chain(() -> run(connection, "SELECT pg_advisory_xact_lock(ledger_client_lock_key($1))",
                                             Tuple.of(client)))
                                     .chain(() -> run(connection, FENCE, Tuple.of(client, to))))
-                            .chain(() -> copy(source, target, client))
+                            .chain(() -> copy(source, target, client, started))
                             .chain(copied -> run(moves, """
                                     INSERT INTO client_placements (client, shard) VALUES ($1, $2)
                                     ON CONFLICT (client) DO UPDATE SET shard = EXCLUDED.shard, moved_at = now()""",
@@ -154,7 +165,14 @@ public class ClientMoves {
                                     copied[4], (System.nanoTime() - started) / 1_000_000))
                             .onFailure(ClientMoves::lockNotGranted).transform(failure -> new Refused(true, "The move of "
                                     + client + " gave up: a lock on the shard " + from + " was not granted within "
-                                    + "ledger.moves.lock-wait; the client stays there. Try again"));
+                                    + "ledger.moves.lock-wait; the client stays there. Try again"))
+                            .onFailure(ClientMoves::overran).transform(failure -> new Refused(false, "The move of " + client
+                                    + " gave up: its copy to " + to + " did not finish within ledger.moves.max-pause ("
+                                    + Duration.ofNanos(maxPause).toMillis() + " ms), the longest the client may pause; it "
+                                    + "stays on " + from + ", served as before. Move it at a quieter hour or with a larger "
+                                    + "ledger.moves.max-pause"))
+                            .onItemOrFailure().invoke((moved, failure) -> paused(started, failure == null ? "moved"
+                                    : failure instanceof Refused ? "refused" : "failed"));
                 }))
                 // committed: the switch is made (a commit that failed took the fence down above only when it was refused
                 // before; one whose outcome is unknown leaves it up, and the move is run again)
@@ -197,8 +215,9 @@ public class ClientMoves {
      * unpublished events' rows and deletes them once the target committed. Counts: accounts, transfers, entries,
      * records, events.
      */
-    private Uni<long[]> copy(Pool source, Pool target, String client) {
+    private Uni<long[]> copy(Pool source, Pool target, String client, long started) {
         return source.withTransaction(from -> from.query(lockWait).execute()
+                .chain(() -> from.query(statementTimeout(started)).execute())
                 .chain(() -> from.preparedQuery(UNPUBLISHED).execute(Tuple.of(client))).chain(events -> {
             Row locked = events.iterator().next();
             String deliveries = locked.getString(0);
@@ -210,7 +229,13 @@ public class ClientMoves {
                 read = read.chain(() -> from.preparedQuery(table.rows()).execute(Tuple.of(client))
                         .invoke(json -> rows.add(json.iterator().next().getString(0))).replaceWithVoid());
             }
-            return read.chain(() -> target.withTransaction(to -> write(to, client, rows, eventRows, deliveries)))
+            return read.chain(() -> target.withTransaction(to -> to.query(statementTimeout(started)).execute()
+                            .chain(() -> write(to, client, rows, eventRows, deliveries))
+                            // the last moment to give up: past the target's commit the copy is there, and the move goes on
+                            .call(() -> System.nanoTime() - started > maxPause
+                                    ? Uni.createFrom().failure(new PauseOverrun()) : Uni.createFrom().voidItem())))
+                    // committed there: the old shard's part is no longer bounded by the pause, it must finish
+                    .call(() -> from.query("SET LOCAL statement_timeout = 0").execute())
                     .chain(counts -> run(from, "DELETE FROM outbox_deliveries WHERE position = ANY ($1)", Tuple.of(positions))
                             .chain(() -> run(from, "DELETE FROM outbox_events WHERE position = ANY ($1)", Tuple.of(positions)))
                             .map(ignored -> {
@@ -247,6 +272,28 @@ public class ClientMoves {
 
     private static boolean lockNotGranted(Throwable failure) {
         return failure instanceof PgException pg && "55P03".equals(pg.getSqlState());
+    }
+
+    /** What is left of the pause, as the transaction's bound for each of its statements (at least a millisecond). */
+    private String statementTimeout(long started) {
+        long left = TimeUnit.NANOSECONDS.toMillis(maxPause - (System.nanoTime() - started));
+        return "SET LOCAL statement_timeout = " + Math.max(1, left);
+    }
+
+    /** The copy took longer than the pause allows: a statement cancelled at its bound, or the time gone before the commit. */
+    private static boolean overran(Throwable failure) {
+        return failure instanceof PauseOverrun || failure instanceof PgException pg && "57014".equals(pg.getSqlState());
+    }
+
+    private static final class PauseOverrun extends RuntimeException {
+        PauseOverrun() {
+            super("ledger.moves.max-pause passed before the target's commit", null, false, false);
+        }
+    }
+
+    private void paused(long started, String result) {
+        Timer.builder("ledger.client.moves").description("Client moves that fenced their client: the client's pause, by result")
+                .tag("result", result).register(metrics).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     }
 
     private static Uni<Void> run(SqlConnection connection, String sql, Tuple args) {

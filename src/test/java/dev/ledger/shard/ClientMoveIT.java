@@ -6,7 +6,10 @@ import dev.ledger.testing.PackagedApp;
 import dev.ledger.testing.PostgresServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.condition.EnabledIf;
 
 import java.net.http.HttpResponse;
@@ -43,9 +46,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * its payments for its final answer); the stayer's 503s (0: other clients never pause); money per account; every
  * event published once and in order (one per applied payment, reconciled with the ledger); a hold made before the
  * moves posted after them; and on the shard {@code two}, which the client left, its fence and none of its rows. The
- * instances start while shard two is down, and migrate and serve it once it is up.
+ * instances start while shard two is down, and migrate and serve it once it is up. Then a move that would pause its
+ * client past {@code ledger.moves.max-pause} gives up in time, and the client stays where it was, served.
  */
 @EnabledIf(value = "dev.ledger.testing.PackagedApp#configured", disabledReason = "needs the local servers (tests.it.* properties)")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClientMoveIT {
     private static final String DATABASE = PackagedApp.DATABASE + "_moves";
     private static final String MOVER = "mover";
@@ -56,6 +61,8 @@ class ClientMoveIT {
     private static final Map<String, String> KEYS = Map.of(MOVER, "mover-key-0123456789abcdefgh", STAYER,
             "stayer-key-0123456789abcdefgh", OPS, "operator-key-0123456789abcdefgh", LATE, "late-key-0123456789abcdefghij");
     private static final int ACCOUNTS_EACH = 6;
+    /** {@code ledger.moves.max-pause} of the instances. */
+    private static final Duration MAX_PAUSE = Duration.ofSeconds(2);
     private static final Pattern ID = Pattern.compile("\"id\"\\s*:\\s*\"([0-9a-f-]{36})\"");
 
     private static PostgresServer two;
@@ -95,6 +102,7 @@ class ClientMoveIT {
         settings.put("RABBITMQ_VIRTUAL_HOST", EventTap.SHARED_VHOST);
         settings.put("LEDGER_EVENTS_RABBITMQ_QUEUE", "");
         settings.put("LEDGER_SHARDS_TWO_CLIENTS", LATE);
+        settings.put("LEDGER_MOVES_MAX_PAUSE", MAX_PAUSE.toMillis() + "ms");
         instances = PackagedApp.startTogether(List.of(
                 () -> PackagedApp.start(settings, "client-move-a.log"),
                 () -> PackagedApp.start(settings, "client-move-b.log")));
@@ -128,6 +136,7 @@ class ClientMoveIT {
     }
 
     @Test
+    @Order(1)
     void aClientMovedAndBackUnderLoadLosesNothingAppliesNothingTwiceAndPausesAlone() throws Exception {
         PackagedApp a = instances.get(0);
         PackagedApp b = instances.get(1);
@@ -231,6 +240,51 @@ class ClientMoveIT {
         }
     }
 
+    /**
+     * A move whose copy cannot finish within {@code ledger.moves.max-pause}: here the target holds a row of the client's
+     * from an earlier stay, locked by this test, so that clearing it waits. The move gives up at the bound, the target
+     * keeps nothing of it, the fence comes down, and the client is served on its shard as before.
+     */
+    @Test
+    @Order(2)
+    void aMoveThatWouldPauseItsClientPastTheBoundGivesUpInTimeAndTheClientStaysServed() throws Exception {
+        PackagedApp a = instances.get(0);
+        PackagedApp b = instances.get(1);
+        String account = open(a, STAYER);
+        String stale = UUID.randomUUID().toString();
+        try (Connection target = two.connect("postgres"); Statement sql = target.createStatement()) {
+            sql.execute("INSERT INTO accounts (id, owner, currency) VALUES ('" + stale + "', '" + STAYER + "', 'EUR')");
+            target.setAutoCommit(false);
+            sql.execute("SELECT 1 FROM accounts WHERE id = '" + stale + "' FOR UPDATE"); // held until the rollback below
+            long started = System.nanoTime();
+            HttpResponse<String> refused = moveOnce(a, STAYER, "two");
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            target.rollback();
+            System.out.printf("[client-move] a move that would pause past %d ms: answered %d in %d ms: %s%n",
+                    MAX_PAUSE.toMillis(), refused.statusCode(), tookMillis, refused.body());
+            assertEquals(400, refused.statusCode(), refused.body());
+            assertTrue(refused.body().contains("ledger.moves.max-pause"), refused.body());
+            assertTrue(tookMillis >= MAX_PAUSE.toMillis() - 100 && tookMillis < MAX_PAUSE.toMillis() + 3_000,
+                    "gave up at the bound: " + tookMillis + " ms");
+            target.setAutoCommit(true);
+            assertEquals(1, one(target, "SELECT count(*) FROM accounts WHERE owner = ?", STAYER), "the target kept none of the copy");
+        }
+        // not fenced, not moved: served where it was, through either instance
+        int sequence = 1;
+        for (PackagedApp via : List.of(a, b)) {
+            HttpResponse<String> credited = via.post("/accounts/" + account + "/transactions", KEYS.get(STAYER),
+                    UUID.randomUUID().toString(), transaction("CREDIT", 10, sequence++));
+            assertEquals(201, credited.statusCode(), credited.body());
+        }
+        try (Connection home = PackagedApp.database(DATABASE)) {
+            assertEquals(20, one(home, "SELECT balance FROM accounts WHERE id = ?", account));
+            assertEquals(0, one(home, "SELECT count(*) FROM client_fences WHERE client = ?", STAYER), "its fence taken down");
+        }
+        String metrics = a.get("/q/metrics", null).body();
+        assertTrue(metrics.contains("ledger_client_moves_seconds_count{result=\"refused\"} 1.0"), metrics);
+        assertTrue(metrics.contains("ledger_client_moves_seconds_count{result=\"moved\"}"), metrics);
+    }
+
     /** {@code ops/move-client mover <to>} against {@code via}: its output, once it exited 0. */
     private static String moveClientScript(PackagedApp via, String to) throws Exception {
         ProcessBuilder script = new ProcessBuilder("bash", "ops/move-client", MOVER, to).redirectErrorStream(true);
@@ -246,7 +300,7 @@ class ClientMoveIT {
     private static HttpResponse<String> move(PackagedApp via, String to) throws Exception {
         HttpResponse<String> answer = null;
         for (int attempt = 1; attempt <= 10; attempt++) {
-            answer = moveOnce(via, to);
+            answer = moveOnce(via, MOVER, to);
             if (answer.statusCode() != 503) {
                 return answer;
             }
@@ -255,10 +309,10 @@ class ClientMoveIT {
         return answer;
     }
 
-    private static HttpResponse<String> moveOnce(PackagedApp via, String to) throws Exception {
+    private static HttpResponse<String> moveOnce(PackagedApp via, String client, String to) throws Exception {
         return via.send(via.request("/admin/client-moves").header("Content-Type", "application/json")
                 .header("Authorization", "Bearer " + KEYS.get(OPS))
-                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"client\":\"" + MOVER + "\",\"to\":\"" + to + "\"}"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"client\":\"" + client + "\",\"to\":\"" + to + "\"}"))
                 .build());
     }
 
