@@ -60,11 +60,6 @@ public class KafkaLanes implements KafkaConsumerRebalanceListener {
     private static final long WAKE_AFTER_MS = 10;
 
     private final int capacity;
-    /**
-     * A full shard's partitions are resumed once it holds fewer than this, half its budget: then one poll brings many
-     * records, rather than a pause, a resume, a woken poll and one record for every record settled.
-     */
-    private final int resumeBelow;
     private final Shards shards;
     private final CommandDoor door;
     private final KafkaClientService clients;
@@ -82,7 +77,6 @@ public class KafkaLanes implements KafkaConsumerRebalanceListener {
     public KafkaLanes(LedgerConfig config, Shards shards, CommandDoor door, KafkaClientService clients, Vertx vertx,
                       MeterRegistry metrics) {
         this.capacity = config.messaging().prefetch();
-        this.resumeBelow = Math.max(1, capacity / 2);
         this.shards = shards;
         this.door = door;
         this.clients = clients;
@@ -224,7 +218,7 @@ public class KafkaLanes implements KafkaConsumerRebalanceListener {
 
     /**
      * {@code count} records of the partition are no longer held; answers whether their shard, full until now, has
-     * room again (holds fewer than half its budget). Under the lock.
+     * room again. Under the lock.
      */
     private boolean release(TopicPartition partition, int count) {
         Held of = held.get(partition);
@@ -238,7 +232,7 @@ public class KafkaLanes implements KafkaConsumerRebalanceListener {
         }
         Budget budget = budgets.get(of.shard);
         budget.held -= released;
-        if (budget.full && budget.held < resumeBelow) {
+        if (budget.full && budget.held < capacity) {
             budget.full = false;
             LOG.debugf("Kafka commands of shard %s: %d held, its partitions resumed", of.shard, budget.held);
             return true;
