@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.dependency.PostgresReadinessCheck;
 import dev.ledger.testing.ApiClient;
+import dev.ledger.testing.Metrics;
 import dev.ledger.testing.NetworkNamespace;
 import dev.ledger.testing.PackagedApp;
 import dev.ledger.testing.PaymentLoad;
@@ -65,7 +66,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *       heal;</li>
  *   <li>commit acknowledgements lost: statements held in PostgreSQL by a row lock, the link cut, the lock
  *       released, so that they commit while their answers cannot leave; after the heal each key replays
- *       its commit (applied once, its balance the sum of its answered credits).</li>
+ *       its commit (applied once, its balance the sum of its answered credits);</li>
+ *   <li>failing closed ({@code ledger.fast-path.fail-closed=true}, the application started again with it), Redis cut
+ *       off: a payment 503 with {@code Retry-After} in its bound, nothing applied, reads served, readiness DOWN
+ *       naming Redis; after the heal the same key applied once.</li>
  * </ul>
  * Each prints its counts. Skipped (an assumption) only where namespaces cannot be made: not root, or no {@code ip netns}.
  */
@@ -267,6 +271,68 @@ class NetworkPartitionIT {
     // --- outages, probes and reports
 
     /** A readiness probe's answer: its status (-1 when none came within the probe timeout), its time, its body. */
+
+    /**
+     * {@code ledger.fast-path.fail-closed=true} (the application restarted with it), Redis cut off: a POST is refused
+     * 503 with {@code Retry-After} within its bound and nothing is applied, reads still answer, readiness is DOWN naming
+     * Redis; after the heal the same key is applied once. The last test: the application stays failing closed.
+     */
+    @Test
+    @Order(5)
+    void failingClosedRedisCutOffRefusesPostsAndReadinessIsDownUntilTheHeal() throws Exception {
+        app.kill();
+        app.restart(Map.of("LEDGER_FAST_PATH_FAIL_CLOSED", "true", "LEDGER_WARM_UP_ROUNDS", "0",
+                "LEDGER_FAST_PATH_BREAKER_DELAY", "200ms"));
+        HttpResponse<String> opened = app.post("/accounts", API_KEY, UUID.randomUUID().toString(), "{\"currency\":\"EUR\"}");
+        assertEquals(201, opened.statusCode(), opened.body());
+        String account = JSON.readTree(opened.body()).path("id").asText();
+        String transactions = "/accounts/" + account + "/transactions";
+        assertEquals(201, app.post(transactions, API_KEY, UUID.randomUUID().toString(), credit(30, 1)).statusCode());
+        Map<String, Double> before = Metrics.outcomes(app.get("/q/metrics", null).body(), "http");
+        String key = UUID.randomUUID().toString();
+        redisHost.cut();
+        long started = System.nanoTime();
+        HttpResponse<String> refused = app.post(transactions, API_KEY, key, credit(5, 2));
+        long refusedMillis = (System.nanoTime() - started) / 1_000_000;
+        HttpResponse<String> balance = app.get("/accounts/" + account, API_KEY);
+        Probe probe = probe().join();
+        redisHost.heal();
+        System.out.printf("[network-partition] failing closed, Redis cut off: a payment answered %d in %d ms; a read %d; "
+                + "readiness %d, Redis %s%n", refused.statusCode(), refusedMillis, balance.statusCode(), probe.status(),
+                data(probe, "Redis (idempotency fast path)", "redis"));
+        assertEquals(503, refused.statusCode(), refused.body());
+        assertEquals("/problems/service-unavailable", JSON.readTree(refused.body()).path("type").asText());
+        assertTrue(refused.headers().firstValue("Retry-After").isPresent(), refused.headers().toString());
+        assertTrue(refusedMillis <= PAYMENT_BOUND.toMillis(), "refused after " + refusedMillis + " ms");
+        assertEquals(200, balance.statusCode(), balance.body());
+        assertEquals(30, JSON.readTree(balance.body()).path("balance").asLong(), "nothing applied");
+        assertEquals(503, probe.status(), String.valueOf(probe.body()));
+        assertEquals("DOWN", data(probe, "Redis (idempotency fast path)", "redis"));
+
+        // healed: the breaker half-opens within its delay, and the same key is applied, once
+        List<HttpResponse<String>> retried = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            retried.add(app.post(transactions, API_KEY, key, credit(5, 2)));
+            return retried.get(retried.size() - 1).statusCode() != 503;
+        });
+        HttpResponse<String> accepted = retried.get(retried.size() - 1);
+        assertEquals(201, accepted.statusCode(), accepted.body());
+        assertTrue(accepted.headers().firstValue("Idempotent-Replayed").isEmpty(), "executed, not replayed");
+        HttpResponse<String> replayed = app.post(transactions, API_KEY, key, credit(5, 2));
+        assertEquals("true", replayed.headers().firstValue("Idempotent-Replayed").orElse(null), replayed.body());
+        assertEquals(accepted.body(), replayed.body());
+        assertEquals(35, JSON.readTree(app.get("/accounts/" + account, API_KEY).body()).path("balance").asLong());
+        Map<String, Double> changed = Metrics.changed(before, Metrics.outcomes(app.get("/q/metrics", null).body(), "http"));
+        System.out.printf("[network-partition] failing closed, healed: the key sent %d times more, applied once; outcomes "
+                + "since the cut %s%n", retried.size() + 1, changed);
+        assertEquals(retried.size(), changed.get("unavailable").intValue(), "each 503 counted: " + changed);
+        assertEquals(1.0, changed.get("executed"), changed.toString());
+        awaitProbe(NetworkPartitionIT::ready);
+    }
+
+    private static String credit(long amount, long sequence) {
+        return "{\"type\":\"CREDIT\",\"amount\":" + amount + ",\"sequence\":" + sequence + "}";
+    }
     private record Probe(int status, long millis, JsonNode body) {
     }
 

@@ -27,14 +27,4 @@ public class FailureLabProfile implements QuarkusTestProfile {
                 "quarkus.datasource.reactive.idle-timeout", "PT5S"));
         return overrides;
     }
-
-    /** The same, failing closed when Redis is unavailable. */
-    public static class FailClosed extends FailureLabProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            Map<String, String> overrides = new HashMap<>(super.getConfigOverrides());
-            overrides.put("ledger.fast-path.fail-closed", "true");
-            return overrides;
-        }
-    }
 }
