@@ -35,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  * A failure before the switch takes the fence down again (the client stays where it was, nothing changed); a switch
  * whose outcome is unknown keeps it up, and the move is run again. The pause is bounded ({@code ledger.moves.max-pause}):
  * each statement from the fence to the target's commit may take only what is left of it, and a copy not done in time is
- * rolled back on both sides. Each move that fenced is counted and its pause timed ({@code ledger_client_moves_seconds},
+ * rolled back on both sides. Each move that reached the client's shard is counted and timed from there, the client's
+ * pause at most ({@code ledger_client_moves_seconds},
  * tagged {@code result}: {@code moved}, {@code refused} when it gave up in time or for a lock, {@code failed}).
  */
 @ApplicationScoped
@@ -292,7 +293,7 @@ public class ClientMoves {
     }
 
     private void paused(long started, String result) {
-        Timer.builder("ledger.client.moves").description("Client moves that fenced their client: the client's pause, by result")
+        Timer.builder("ledger.client.moves").description("Client moves from the client's shard on: its pause at most, by result")
                 .tag("result", result).register(metrics).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     }
 
