@@ -45,6 +45,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
+import static dev.ledger.testing.LedgerApi.transaction;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -287,12 +288,12 @@ class NetworkPartitionIT {
         assertEquals(201, opened.statusCode(), opened.body());
         String account = JSON.readTree(opened.body()).path("id").asText();
         String transactions = "/accounts/" + account + "/transactions";
-        assertEquals(201, app.post(transactions, API_KEY, UUID.randomUUID().toString(), credit(30, 1)).statusCode());
+        assertEquals(201, app.post(transactions, API_KEY, UUID.randomUUID().toString(), transaction("CREDIT", 30, 1)).statusCode());
         Map<String, Double> before = Metrics.outcomes(app.get("/q/metrics", null).body(), "http");
         String key = UUID.randomUUID().toString();
         redisHost.cut();
         long started = System.nanoTime();
-        HttpResponse<String> refused = app.post(transactions, API_KEY, key, credit(5, 2));
+        HttpResponse<String> refused = app.post(transactions, API_KEY, key, transaction("CREDIT", 5, 2));
         long refusedMillis = (System.nanoTime() - started) / 1_000_000;
         HttpResponse<String> balance = app.get("/accounts/" + account, API_KEY);
         Probe probe = probe().join();
@@ -312,13 +313,13 @@ class NetworkPartitionIT {
         // healed: the breaker half-opens within its delay, and the same key is applied, once
         List<HttpResponse<String>> retried = new ArrayList<>();
         await().atMost(Duration.ofSeconds(20)).until(() -> {
-            retried.add(app.post(transactions, API_KEY, key, credit(5, 2)));
+            retried.add(app.post(transactions, API_KEY, key, transaction("CREDIT", 5, 2)));
             return retried.get(retried.size() - 1).statusCode() != 503;
         });
         HttpResponse<String> accepted = retried.get(retried.size() - 1);
         assertEquals(201, accepted.statusCode(), accepted.body());
         assertTrue(accepted.headers().firstValue("Idempotent-Replayed").isEmpty(), "executed, not replayed");
-        HttpResponse<String> replayed = app.post(transactions, API_KEY, key, credit(5, 2));
+        HttpResponse<String> replayed = app.post(transactions, API_KEY, key, transaction("CREDIT", 5, 2));
         assertEquals("true", replayed.headers().firstValue("Idempotent-Replayed").orElse(null), replayed.body());
         assertEquals(accepted.body(), replayed.body());
         assertEquals(35, JSON.readTree(app.get("/accounts/" + account, API_KEY).body()).path("balance").asLong());
@@ -328,10 +329,6 @@ class NetworkPartitionIT {
         assertEquals(retried.size(), changed.get("unavailable").intValue(), "each 503 counted: " + changed);
         assertEquals(1.0, changed.get("executed"), changed.toString());
         awaitProbe(NetworkPartitionIT::ready);
-    }
-
-    private static String credit(long amount, long sequence) {
-        return "{\"type\":\"CREDIT\",\"amount\":" + amount + ",\"sequence\":" + sequence + "}";
     }
     private record Probe(int status, long millis, JsonNode body) {
     }

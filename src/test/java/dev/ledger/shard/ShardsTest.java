@@ -471,15 +471,7 @@ class ShardsTest {
                 assertEquals(503, frozen.statusCode(), frozen.asString());
                 assertNotNull(frozen.header("Retry-After"));
                 // the frozen shard's commands first: they meet it hanging and hold their lanes for a statement's bound
-                for (String account : rabbitAccounts.get(DEV)) {
-                    devBroker.publish(Broker.command(newKey(), DEV.id(), devReplies).build(), credit(account));
-                }
-                for (String account : kafkaAccounts.get(DEV)) {
-                    String key = newKey();
-                    devKafkaKeys.add(key);
-                    producer.send(KafkaBroker.command(DEV.id(), account, credit(account, 1), "idempotency-key", key));
-                }
-                producer.flush();
+                devKafkaKeys.addAll(sendCredits(DEV, devBroker, devReplies, producer, rabbitAccounts.get(DEV), kafkaAccounts.get(DEV)));
                 // its budget full: its clients' partitions paused (and, were the budget one for every shard, everyone's)
                 await().atMost(Duration.ofSeconds(30)).until(() -> pausedPartitions("two") + pausedPartitions("default") > 0);
 
@@ -489,21 +481,9 @@ class ShardsTest {
                     otherAnswers.merge(served.statusCode(), 1, Integer::sum);
                 }
                 long commandsSent = System.nanoTime();
-                List<String> otherKafkaKeys = new ArrayList<>();
-                for (String account : rabbitAccounts.get(OTHER)) {
-                    otherBroker.publish(Broker.command(newKey(), OTHER.id(), otherReplies).build(), credit(account));
-                }
-                for (String account : kafkaAccounts.get(OTHER)) {
-                    String key = newKey();
-                    otherKafkaKeys.add(key);
-                    producer.send(KafkaBroker.command(OTHER.id(), account, credit(account, 1), "idempotency-key", key));
-                }
-                producer.flush();
-                Map<Integer, Long> rabbit = new TreeMap<>();
-                for (int i = 0; i < FROZEN_COMMANDS; i++) {
-                    rabbit.merge(otherBroker.next(otherReplies, Duration.ofSeconds(20)).status(), 1L, Long::sum);
-                }
-                otherOutcomes.put("rabbitmq", rabbit);
+                List<String> otherKafkaKeys = sendCredits(OTHER, otherBroker, otherReplies, producer, rabbitAccounts.get(OTHER),
+                        kafkaAccounts.get(OTHER));
+                otherOutcomes.put("rabbitmq", replies(otherBroker, otherReplies, FROZEN_COMMANDS, Duration.ofSeconds(20)));
                 otherOutcomes.put("kafka", byStatus(arrived(otherKafka, otherKafkaKeys, Duration.ofSeconds(20))));
                 otherCommandsMillis = (System.nanoTime() - commandsSent) / 1_000_000;
                 assertEquals(0, devBroker.depth(devReplies), "no outcome for the frozen shard's commands yet");
@@ -529,19 +509,17 @@ class ShardsTest {
             // thawed: its command's next try is then a replay)
             Map<String, Map<Integer, Long>> devOutcomes = new TreeMap<>();
             devOutcomes.put("kafka", byStatus(arrived(devKafka, devKafkaKeys, Duration.ofSeconds(60))));
-            Map<Integer, Long> devRabbit = new TreeMap<>();
-            for (int i = 0; i < FROZEN_COMMANDS; i++) {
-                devRabbit.merge(devBroker.next(devReplies, Duration.ofSeconds(60)).status(), 1L, Long::sum);
-            }
-            devOutcomes.put("rabbitmq", devRabbit);
+            devOutcomes.put("rabbitmq", replies(devBroker, devReplies, FROZEN_COMMANDS, Duration.ofSeconds(60)));
             long wrong = 0;
-            for (String account : concat(rabbitAccounts.get(DEV), kafkaAccounts.get(DEV), rabbitAccounts.get(OTHER),
-                    kafkaAccounts.get(OTHER))) {
-                ApiClient owner = rabbitAccounts.get(DEV).contains(account) || kafkaAccounts.get(DEV).contains(account) ? DEV : OTHER;
-                wrong += owner.balance(account) == 5 && owner.entryCount(account) == 1 ? 0 : 1;
+            int accounts = 0;
+            for (ApiClient client : new ApiClient[] {DEV, OTHER}) {
+                List<String> credited = new ArrayList<>(rabbitAccounts.get(client));
+                credited.addAll(kafkaAccounts.get(client));
+                for (String account : credited) {
+                    wrong += client.balance(account) == 5 && client.entryCount(account) == 1 ? 0 : 1;
+                }
+                accounts += credited.size();
             }
-            int accounts = rabbitAccounts.get(DEV).size() + kafkaAccounts.get(DEV).size() + rabbitAccounts.get(OTHER).size()
-                    + kafkaAccounts.get(OTHER).size();
             System.out.printf("[shards] shard two thawed: outcomes of its client's commands %s; accounts not credited "
                     + "exactly once %d of %d%n", devOutcomes, wrong, accounts);
             assertEquals(Map.of("kafka", Map.of(201, (long) devKafkaKeys.size()), "rabbitmq", Map.of(201, (long) FROZEN_COMMANDS)),
@@ -554,9 +532,29 @@ class ShardsTest {
         assertEquals(10, DEV.balance(devAccount));
     }
 
-    @SafeVarargs
-    private static List<String> concat(List<String>... lists) {
-        return java.util.Arrays.stream(lists).flatMap(List::stream).toList();
+    /** A credit of 5 on each account, as a command of {@code client}'s: over RabbitMQ, then over Kafka; the Kafka ones' keys. */
+    private static List<String> sendCredits(ApiClient client, Broker broker, String replies, KafkaProducer<byte[], byte[]> producer,
+                                            List<String> overRabbitMq, List<String> overKafka) throws Exception {
+        for (String account : overRabbitMq) {
+            broker.publish(Broker.command(newKey(), client.id(), replies).build(), credit(account));
+        }
+        List<String> keys = new ArrayList<>();
+        for (String account : overKafka) {
+            String key = newKey();
+            keys.add(key);
+            producer.send(KafkaBroker.command(client.id(), account, credit(account, 1), "idempotency-key", key));
+        }
+        producer.flush();
+        return keys;
+    }
+
+    /** The statuses of the next {@code count} outcomes in the reply queue, each within {@code bound}. */
+    private static Map<Integer, Long> replies(Broker broker, String queue, int count, Duration bound) throws Exception {
+        Map<Integer, Long> statuses = new TreeMap<>();
+        for (int i = 0; i < count; i++) {
+            statuses.merge(broker.next(queue, bound).status(), 1L, Long::sum);
+        }
+        return statuses;
     }
 
     /** One credit on each partition of {@code client}'s commands topic, each applied. */
