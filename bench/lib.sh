@@ -144,6 +144,13 @@ pg_ticks() {
   done
   echo $total
 }
+# pg_wal: the server's WAL written so far, "bytes full-page-images" (pg_stat_wal; every database's)
+pg_wal() { command psql -h 127.0.0.1 -U postgres -d postgres -qtAF' ' -c "SELECT wal_bytes, wal_fpi FROM pg_stat_wal"; }
+# pg_maintenance: the autovacuum and autoanalyze runs of the benchmark's database's tables so far
+pg_maintenance() {
+  command psql -h 127.0.0.1 -U postgres -d "$DB" -qtA \
+    -c "SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_user_tables"
+}
 TICK_MS=$(( 1000 / $(getconf CLK_TCK) ))
 # ms_per TICKS COUNT [DIGITS]: CPU milliseconds per operation, with DIGITS decimals (3)
 ms_per() { awk -v t=$(( $1 * TICK_MS )) -v n="$2" -v d="${3:-3}" 'BEGIN { printf "%.*f", d, (n > 0 ? t / n : 0) }'; }

@@ -81,15 +81,22 @@ scenario() { # name conns lua args...
   local before; before=$(cpu_ticks $APP)
   local machine_before; machine_before=$(machine_ticks)
   local pg_before; pg_before=$(pg_ticks)
+  local wal_before maintenance_before; read -r -a wal_before <<< "$(pg_wal)"; maintenance_before=$(pg_maintenance)
   wrk_run measure "$DURATION" "$conns" "$lua" "$@" > "$OUT/$name-$conns.txt"
   local after; after=$(cpu_ticks $APP)
   local machine_after; machine_after=$(machine_ticks)
   local pg_after; pg_after=$(pg_ticks)
+  local wal_after maintenance_after; read -r -a wal_after <<< "$(pg_wal)"; maintenance_after=$(pg_maintenance)
   local line; line=$(grep '^BENCH' "$OUT/$name-$conns.txt")
   local requests; requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<< "$line")
   RESULT[$name-$conns]="$line cpu_ms_per_req=$(ms_per $(( after - before )) "$requests")"
   RESULT[$name-$conns]+=" machine_cpu_ms_per_req=$(ms_per $(( machine_after - machine_before )) "$requests")"
   RESULT[$name-$conns]+=" pg_cpu_ms_per_req=$(ms_per $(( pg_after - pg_before )) "$requests")"
+  # what PostgreSQL wrote to its WAL per request, the full-page images among it, and the autovacuum runs
+  # during the measurement: the work a request leaves behind it (diagnostics, not in the table)
+  RESULT[$name-$conns]+=" wal_bytes_per_req=$(awk -v b=$(( wal_after[0] - wal_before[0] )) -v n="$requests" 'BEGIN { printf "%.0f", (n > 0 ? b / n : 0) }')"
+  RESULT[$name-$conns]+=" wal_fpi_per_req=$(awk -v f=$(( wal_after[1] - wal_before[1] )) -v n="$requests" 'BEGIN { printf "%.3f", (n > 0 ? f / n : 0) }')"
+  RESULT[$name-$conns]+=" autovacuums=$(( maintenance_after - maintenance_before ))"
   echo "$name @$conns: ${RESULT[$name-$conns]}"
 }
 # commands_scenario NAME RUN-FUNCTION CONNS [warm-up-only]: the same measure as scenario(), for
