@@ -42,7 +42,7 @@ import java.util.function.Function;
  * each poll returns them ({@link KafkaFetches}). Once a shard holds {@code ledger.messaging.prefetch} of them (a
  * backlog, or its database away and its commands retried in place), the partitions of its clients' topics are
  * paused, and only those, before the next poll; they are resumed once it holds fewer. Every other shard's
- * records go on being fetched and run, and a shard holds at most its budget and one poll ({@code max.poll.records})
+ * records go on being fetched and run, and a shard holds at most its budget and one poll ({@code max.poll.records}, 500)
  * in memory. The connector itself never pauses (it would stop, then resume, every partition).
  *
  * <p>When partitions are revoked (a rebalance gave them to another consumer), their records that have not
