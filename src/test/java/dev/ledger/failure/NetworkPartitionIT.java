@@ -269,10 +269,6 @@ class NetworkPartitionIT {
         assertEquals(0, doubleApplications);
     }
 
-    // --- outages, probes and reports
-
-    /** A readiness probe's answer: its status (-1 when none came within the probe timeout), its time, its body. */
-
     /**
      * {@code ledger.fast-path.fail-closed=true} (the application restarted with it), Redis cut off: a POST is refused
      * 503 with {@code Retry-After} within its bound and nothing is applied, reads still answer, readiness is DOWN naming
@@ -330,6 +326,10 @@ class NetworkPartitionIT {
         assertEquals(1.0, changed.get("executed"), changed.toString());
         awaitProbe(NetworkPartitionIT::ready);
     }
+
+    // --- outages, probes and reports
+
+    /** A readiness probe's answer: its status (-1 when none came within the probe timeout), its time, its body. */
     private record Probe(int status, long millis, JsonNode body) {
     }
 

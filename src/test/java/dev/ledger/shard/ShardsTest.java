@@ -341,8 +341,8 @@ class ShardsTest {
     void aShardDownHoldsUpNoOtherClientsKafkaCommands() throws Exception {
         ApiClient stopped = DEV; // on shard two
         ApiClient served = OTHER; // on the default shard
-        // more of the stopped shard's commands than its budget and one poll hold, as many per account, each account a lane
-        // of its own: so that the test shows the shard holding no more than that
+        // more of the stopped shard's commands than its budget and one poll can hold, the same number on each of budget
+        // accounts (each a lane of its own): so that the test shows the shard holding no more than that
         int budget = config.messaging().prefetch();
         int poll = ConfigProvider.getConfig().getValue("mp.messaging.incoming.kafka-commands.max.poll.records", Integer.class);
         int perAccount = (budget + poll) / budget + 1;
