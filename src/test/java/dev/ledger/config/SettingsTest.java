@@ -1,6 +1,7 @@
 package dev.ledger.config;
 
 import dev.ledger.testing.LedgerSettings;
+import io.smallrye.config.ConfigValue;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -20,7 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Each default of the service's own settings is written once, and renamed settings are still read. */
+/**
+ * Each default of the service's own settings is written once, renamed settings are still read, and the settings the
+ * RabbitMQ connector reads per message come from their sources once.
+ */
 class SettingsTest {
     private static final Pattern UNPROFILED_LEDGER_SETTING = Pattern.compile("^(ledger\\.[a-z0-9.-]+)\\s*=");
     /** An expression's fallback, {@code ${ledger.x:fallback}}: a default written again. */
@@ -75,6 +80,33 @@ class SettingsTest {
         assertEquals("222ms", config(dynamodb).getRawValue("ledger.fast-path.timeout"));
         dynamodb.put("ledger.fast-path.timeout", "333ms");
         assertEquals("333ms", config(dynamodb).getRawValue("ledger.fast-path.timeout"));
+    }
+
+    @Test
+    void theSettingsTheConnectorReadsPerMessageAreLookedUpOnceAndAnyOtherEveryTime() {
+        Map<String, Integer> lookups = new ConcurrentHashMap<>();
+        PropertiesConfigSource source = new PropertiesConfigSource(Map.of(
+                "mp.messaging.outgoing.outcomes.retry-on-fail-attempts", "6",
+                "mp.messaging.outgoing.outcomes.default-routing-key", "transactions",
+                "mp.messaging.incoming.commands.retry-on-fail-attempts", "2"), "test", 100) {
+            @Override
+            public ConfigValue getConfigValue(String name) {
+                lookups.merge(name, 1, Integer::sum);
+                return super.getConfigValue(name);
+            }
+        };
+        SmallRyeConfig config = new SmallRyeConfigBuilder().withInterceptors(new SettingsReadPerMessage(), new RenamedSettings())
+                .withSources(source).build();
+        for (int message = 0; message < 3; message++) {
+            assertEquals(6, config.getValue("mp.messaging.outgoing.outcomes.retry-on-fail-attempts", Integer.class));
+            assertEquals("transactions", config.getValue("mp.messaging.outgoing.outcomes.default-routing-key", String.class));
+            assertFalse(config.getOptionalValue("mp.messaging.outgoing.outcomes.retry-on-fail-interval", Integer.class).isPresent());
+            assertEquals(2, config.getValue("mp.messaging.incoming.commands.retry-on-fail-attempts", Integer.class));
+        }
+        assertEquals(1, lookups.get("mp.messaging.outgoing.outcomes.retry-on-fail-attempts"), "read from its source once: " + lookups);
+        assertEquals(1, lookups.get("mp.messaging.outgoing.outcomes.default-routing-key"), lookups.toString());
+        assertEquals(1, lookups.get("mp.messaging.outgoing.outcomes.retry-on-fail-interval"), "absent, and asked once: " + lookups);
+        assertEquals(3, lookups.get("mp.messaging.incoming.commands.retry-on-fail-attempts"), "any other setting every time: " + lookups);
     }
 
     private static SmallRyeConfig config(Map<String, String> properties) {
