@@ -34,7 +34,13 @@ public class SettingsReadPerMessage implements ConfigSourceInterceptor {
         if (!readPerMessage(name)) {
             return context.proceed(name);
         }
-        return answers.computeIfAbsent(name, ignored -> Optional.ofNullable(context.proceed(name))).orElse(null);
+        // not computeIfAbsent: the chain below runs other interceptors, which must not run inside the map's update
+        Optional<ConfigValue> answer = answers.get(name);
+        if (answer == null) {
+            answer = Optional.ofNullable(context.proceed(name));
+            answers.putIfAbsent(name, answer);
+        }
+        return answer.orElse(null);
     }
 
     static boolean readPerMessage(String name) {
