@@ -152,8 +152,10 @@ pg_maintenance() {
     -c "SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_user_tables"
 }
 TICK_MS=$(( 1000 / $(getconf CLK_TCK) ))
+# per AMOUNT COUNT [DIGITS]: AMOUNT per operation, with DIGITS decimals (3); 0 when COUNT is 0
+per() { awk -v t="$1" -v n="$2" -v d="${3:-3}" 'BEGIN { printf "%.*f", d, (n > 0 ? t / n : 0) }'; }
 # ms_per TICKS COUNT [DIGITS]: CPU milliseconds per operation, with DIGITS decimals (3)
-ms_per() { awk -v t=$(( $1 * TICK_MS )) -v n="$2" -v d="${3:-3}" 'BEGIN { printf "%.*f", d, (n > 0 ? t / n : 0) }'; }
+ms_per() { per $(( $1 * TICK_MS )) "$2" "${3:-3}"; }
 # field_of LINE KEY: the value of KEY=value in a line of such pairs (whole keys only)
 field_of() { sed -E "s/(^|.* )$2=([^ ]+).*/\2/" <<< "$1"; }
 # median_of: the median of the numbers on standard input, one a line

@@ -94,8 +94,8 @@ scenario() { # name conns lua args...
   RESULT[$name-$conns]+=" pg_cpu_ms_per_req=$(ms_per $(( pg_after - pg_before )) "$requests")"
   # what PostgreSQL wrote to its WAL per request, the full-page images among it, and the autovacuum runs
   # during the measurement: the work a request leaves behind it (diagnostics, not in the table)
-  RESULT[$name-$conns]+=" wal_bytes_per_req=$(awk -v b=$(( wal_after[0] - wal_before[0] )) -v n="$requests" 'BEGIN { printf "%.0f", (n > 0 ? b / n : 0) }')"
-  RESULT[$name-$conns]+=" wal_fpi_per_req=$(awk -v f=$(( wal_after[1] - wal_before[1] )) -v n="$requests" 'BEGIN { printf "%.3f", (n > 0 ? f / n : 0) }')"
+  RESULT[$name-$conns]+=" wal_bytes_per_req=$(per $(( wal_after[0] - wal_before[0] )) "$requests" 0)"
+  RESULT[$name-$conns]+=" wal_fpi_per_req=$(per $(( wal_after[1] - wal_before[1] )) "$requests")"
   RESULT[$name-$conns]+=" autovacuums=$(( maintenance_after - maintenance_before ))"
   echo "$name @$conns: ${RESULT[$name-$conns]}"
 }
