@@ -24,7 +24,10 @@ import java.util.Set;
  * <p>Without an endpoint, Quarkus' Vert.x instrumentations (HTTP, SQL client, Redis client, event bus) are
  * switched off too: even with nothing sampled they build a span context per request, per statement and
  * per Redis call, and put its ids in the log's MDC, which cost replays and payments a measurable share
- * of their CPU (docs/performance.md, "Tracing off, tracing on").
+ * of their CPU (docs/performance.md, "Tracing off, tracing on"). So are the messaging connectors' own
+ * instrumentations of every message on a channel (RabbitMQ's {@code tracing.enabled}, Kafka's
+ * {@code tracing-enabled}, per channel or per connector): with nothing sampled they still read the message's
+ * headers for a parent, build a context and a span for every command and every outcome published.
  *
  * <p>Registered through {@code META-INF/services}, as SmallRye Config finds interceptors; it runs before
  * the extension reads its runtime configuration.
@@ -40,11 +43,16 @@ public class TracingSwitch implements ConfigSourceInterceptor {
             "quarkus.otel.instrument.vertx-sql-client", "quarkus.otel.instrument.vertx-redis-client",
             "quarkus.otel.instrument.vertx-event-bus");
 
+    /** A messaging channel's or connector's tracing switch: {@code tracing.enabled} (RabbitMQ), {@code tracing-enabled} (Kafka). */
+    static boolean connectorTracing(String name) {
+        return name.startsWith("mp.messaging.") && (name.endsWith(".tracing.enabled") || name.endsWith(".tracing-enabled"));
+    }
+
     @Override
     public ConfigValue getValue(ConfigSourceInterceptorContext context, String name) {
         ConfigValue value = context.proceed(name);
         boolean ratio = RATIO.equals(name);
-        if (!ratio && !INSTRUMENTATIONS.contains(name) || setByOperator(value)) {
+        if (!ratio && !INSTRUMENTATIONS.contains(name) && !connectorTracing(name) || setByOperator(value)) {
             return value;
         }
         boolean endpoint = setByOperator(context.proceed(TRACES_ENDPOINT)) || setByOperator(context.proceed(ENDPOINT));

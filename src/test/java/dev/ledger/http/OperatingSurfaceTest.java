@@ -240,6 +240,11 @@ class OperatingSurfaceTest {
         // nor are Quarkus' own instrumentations at work: they would build a span context per request
         assertEquals("false", ConfigProvider.getConfig().getValue("quarkus.otel.instrument.vertx-http", String.class));
         assertEquals("false", ConfigProvider.getConfig().getValue("quarkus.otel.instrument.vertx-sql-client", String.class));
+        // nor the messaging connectors' instrumentation of every command and outcome (TracingTest: their spans with tracing on)
+        for (String channel : List.of("mp.messaging.incoming.commands.tracing.enabled", "mp.messaging.outgoing.outcomes.tracing.enabled",
+                "mp.messaging.incoming.kafka-commands.tracing-enabled", "mp.messaging.outgoing.kafka-outcomes.tracing-enabled")) {
+            assertEquals("false", ConfigProvider.getConfig().getValue(channel, String.class), channel);
+        }
         // and no timer recorded looks for a span to make an exemplar of (TracingTest: one with tracing on)
         assertTrue(exemplars.isEmpty(), "an exemplar sampler with tracing off");
     }
