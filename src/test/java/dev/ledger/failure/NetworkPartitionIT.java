@@ -65,9 +65,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *       PostgreSQL alone;</li>
  *   <li>commit acknowledgements lost: statements held in PostgreSQL by a row lock, the link cut, the lock
  *       released, so that they commit while their answers cannot leave; after the heal each key replays
- *       its commit (applied once, its balance the sum of its answered credits). Before the restart: the
- *       pool's connections must all be alive, so that each of the four statements reaches PostgreSQL and waits
- *       there (after the restart, a connection the pool still held once failed one at once, reset by peer);</li>
+ *       its commit (applied once, its balance the sum of its answered credits). It runs before the restart
+ *       below, while every connection of the pool is alive: each of its four statements must reach PostgreSQL
+ *       and wait there, and after the restart a connection the pool still held once failed one at once (reset
+ *       by peer);</li>
  *   <li>PostgreSQL restarted while cut off for 6 s: as the first, and the connections it had are gone at the
  *       heal;</li>
  *   <li>failing closed ({@code ledger.fast-path.fail-closed=true}, the application started again with it), Redis cut
