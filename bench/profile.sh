@@ -12,7 +12,7 @@
 #
 # commands and kafka-commands are bench/run.sh's: PROFILE_COMMANDS (20000) commands published to RabbitMQ, or
 # produced to the benchmark's own Kafka broker, by bench/CommandLoad.java or KafkaCommandLoad.java, which wait for
-# every outcome; the profile is the window of one such run, after runs of PROFILE_COMMANDS_WARMUP (as many) first.
+# every outcome; the profile is the window of one such run, after runs of PROFILE_COMMANDS_WARMUP (three times as many) first.
 #
 # Output, per scenario: target/profile/SCENARIO.collapsed (async-profiler's collapsed stacks, one thread
 # name as each stack's root frame), SCENARIO.shares.txt (the table), SCENARIO.wrk.txt (wrk's line).
@@ -46,7 +46,7 @@ mkdir -p "$OUT"
 COMMANDS=${PROFILE_COMMANDS:-20000}
 # as many as the profiled run: with a tenth, C2 was still compiling the command path through the window (43 % of
 # the samples on its thread, against 2.5 % for new payments after wrk's warm-up)
-COMMANDS_WARMUP=${PROFILE_COMMANDS_WARMUP:-$COMMANDS}
+COMMANDS_WARMUP=${PROFILE_COMMANDS_WARMUP:-$((3 * COMMANDS))}
 is_commands() { [ "$1" = commands ] || [ "$1" = kafka-commands ]; }
 for s in "${SCENARIOS[@]}"; do is_commands "$s" || scenario_args "$s" x "$CONNS" "$OUT" >/dev/null; done
 

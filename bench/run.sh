@@ -7,8 +7,8 @@
 # BENCH_FIRST_WARMUP (20s: each HTTP scenario's run in the first round, before any measurement),
 # BENCH_ACCOUNTS (1000), BENCH_REPLAY_KEYS (2000), BENCH_PORT (8099),
 # BENCH_SCENARIOS ("new-payments transfers hot-account replays inflight reads commands kafka-commands events balanced"), BENCH_COMMANDS
-# (20000: commands published per run of the commands scenarios), BENCH_COMMANDS_WARMUP (as many: commands sent
-# before each measured run and in the first round), BENCH_KAFKA_PORT (19392: the benchmark's own
+# (20000: commands published per run of the commands scenarios), BENCH_COMMANDS_WARMUP (three times as many, about as long as an
+# HTTP scenario's first warm-up: commands sent before each measured run and in the first round), BENCH_KAFKA_PORT (19392: the benchmark's own
 # Kafka broker, .ci/kafka, for kafka-commands), BENCH_LIMITS (1; 0 skips the limits: the table without them),
 # BENCH_JAVA_OPTS (JVM options of the service; default below; empty for the JVM's defaults).
 # BENCH_AOT (1; 0 skips the start-time figure with the AOT cache of bench/aot-cache.sh),
@@ -31,7 +31,7 @@ SCENARIOS=${BENCH_SCENARIOS:-"new-payments transfers hot-account replays infligh
 COMMANDS=${BENCH_COMMANDS:-20000}
 # Commands sent to warm up before each commands scenario is measured (and in the first round): as many as a measured
 # run. A tenth of them left C2 compiling the command path through the measured window (43 % of a profile's samples).
-COMMANDS_WARMUP=${BENCH_COMMANDS_WARMUP:-$COMMANDS}
+COMMANDS_WARMUP=${BENCH_COMMANDS_WARMUP:-$((3 * COMMANDS))}
 # None by default: the service as docs/operations.md starts it (`java -jar`), the JVM's own choices. The
 # collector made no difference beyond noise to the CPU per request here (docs/performance.md); a bounded heap,
 # e.g. "-Xms64m -Xmx160m -XX:+UseSerialGC", keeps the RSS under 300 MB where the defaults let it grow.
