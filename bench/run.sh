@@ -29,8 +29,9 @@ REPLAY_KEYS=${BENCH_REPLAY_KEYS:-2000}
 PORT=${BENCH_PORT:-8099}
 SCENARIOS=${BENCH_SCENARIOS:-"new-payments transfers hot-account replays inflight reads commands kafka-commands events balanced"}
 COMMANDS=${BENCH_COMMANDS:-20000}
-# Commands sent to warm up before each commands scenario is measured (and in the first round): as many as a measured
-# run. A tenth of them left C2 compiling the command path through the measured window (43 % of a profile's samples).
+# Commands sent to warm up before each commands scenario is measured (and in the first round): three times a measured
+# run, about as long as an HTTP scenario's first warm-up. A tenth of a run left C2 compiling the command path through
+# the measured window (43 % of a profile's samples); one run, the Kafka client's code (44 %, docs/performance.md).
 COMMANDS_WARMUP=${BENCH_COMMANDS_WARMUP:-$((3 * COMMANDS))}
 # None by default: the service as docs/operations.md starts it (`java -jar`), the JVM's own choices. The
 # collector made no difference beyond noise to the CPU per request here (docs/performance.md); a bounded heap,
