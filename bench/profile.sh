@@ -45,7 +45,7 @@ BASE="http://127.0.0.1:$PORT"
 mkdir -p "$OUT"
 COMMANDS=${PROFILE_COMMANDS:-20000}
 # three times the profiled run: with a tenth, C2 was still compiling the command path through the window (43 % of
-# the samples on its thread, against 2.5 % for new payments after wrk's warm-up); with as many, the Kafka client (44 %)
+# the samples on its thread, against 2.5 % for new payments after wrk's warm-up); with as many, it was still compiling the Kafka client (44 %)
 COMMANDS_WARMUP=${PROFILE_COMMANDS_WARMUP:-$((3 * COMMANDS))}
 is_commands() { [ "$1" = commands ] || [ "$1" = kafka-commands ]; }
 for s in "${SCENARIOS[@]}"; do is_commands "$s" || scenario_args "$s" x "$CONNS" "$OUT" >/dev/null; done

@@ -31,7 +31,8 @@ SCENARIOS=${BENCH_SCENARIOS:-"new-payments transfers hot-account replays infligh
 COMMANDS=${BENCH_COMMANDS:-20000}
 # Commands sent to warm up before each commands scenario is measured (and in the first round): three times a measured
 # run, about as long as an HTTP scenario's first warm-up. A tenth of a run left C2 compiling the command path through
-# the measured window (43 % of a profile's samples); one run, the Kafka client's code (44 %, docs/performance.md).
+# the measured window (43 % of a profile's samples); as many as a run left it compiling the Kafka client (44 %,
+# docs/performance.md).
 COMMANDS_WARMUP=${BENCH_COMMANDS_WARMUP:-$((3 * COMMANDS))}
 # None by default: the service as docs/operations.md starts it (`java -jar`), the JVM's own choices. The
 # collector made no difference beyond noise to the CPU per request here (docs/performance.md); a bounded heap,
