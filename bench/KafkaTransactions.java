@@ -41,7 +41,7 @@ import java.util.stream.IntStream;
  * What Kafka transactions would cost the Kafka door's outcomes (issue 25, item 8), without PostgreSQL and
  * Redis, as bench/KafkaEcho.java measures the door's flow today. Each run produces COUNT command records
  * (key an account among 1,000, value a credit's JSON) to a new topic of 4 partitions beforehand, then
- * consumes them in a group of its own, at most 64 a poll (the service's ledger.messaging.prefetch), and
+ * consumes them in a group of its own, at most 64 a poll (the service's Kafka budget then, ledger.messaging.kafka.max-held), and
  * produces one outcome per record (the command's value, ledger-status 201) to a new outcome topic, in a mode:
  * <ul>
  *   <li>{@code a}: today's flow: idempotent producer, acks=all; the poll's offsets committed once all its

@@ -443,8 +443,9 @@ if [ "$LIMITS" = 1 ]; then
   done
 fi
 # The broker's own limit for the commands flow: bench/BrokerEcho.java does the service's message work
-# (consume with the service's prefetch, publish the outcome with a confirm, ack after the confirm)
-# without PostgreSQL and Redis, measured as the commands scenario is (bench/CommandLoad.java)
+# (consume with the service's prefetch, ledger.messaging.rabbitmq.prefetch: 256, or LEDGER_MESSAGING_RABBITMQ_PREFETCH;
+# publish the outcome with a confirm, ack after the confirm) without PostgreSQL and Redis, measured as the commands
+# scenario is (bench/CommandLoad.java)
 # broker_alone KEY RUN-FUNCTION SCENARIO TEXT ECHO-COMMAND...: the broker's own limit for a commands
 # scenario: ECHO-COMMAND in the background does the door's message work while RUN-FUNCTION sends the
 # commands and waits for their outcomes, as the scenario does; prints the sentence for the table
@@ -468,7 +469,7 @@ BROKER_LIMIT=""
 if [ "$LIMITS" = 1 ] && [[ " $SCENARIOS " == *" commands "* ]]; then
   BROKER_LIMIT=$(broker_alone broker commands_run commands \
     "The broker alone for the commands flow (bench/BrokerEcho.java: consume, publish the outcome with a confirm, ack; no PostgreSQL, no Redis)" \
-    java -cp "$(cat "$OUT/classpath.txt")" bench/BrokerEcho.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" "${LEDGER_MESSAGING_PREFETCH:-64}")
+    java -cp "$(cat "$OUT/classpath.txt")" bench/BrokerEcho.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" "${LEDGER_MESSAGING_RABBITMQ_PREFETCH:-256}")
   echo "$BROKER_LIMIT"
 fi
 # Kafka's own limit for the same flow: bench/KafkaEcho.java consumes the commands, produces each outcome

@@ -21,38 +21,56 @@ import java.util.Map;
  * store; they are {@code ledger.fast-path.*} now, and the old DynamoDB timeout is the same setting as the
  * old Redis timeout, each read while its store is the one chosen. The pause of RabbitMQ's consumption was
  * {@code ledger.messaging.pause} and {@code .breaker.*}, named as if every broker had one; it is
- * {@code ledger.messaging.rabbitmq.*}. An old name in use is logged once at start, with its new name.
+ * {@code ledger.messaging.rabbitmq.*}. {@code ledger.messaging.prefetch} meant two things, RabbitMQ's prefetch and
+ * Kafka's budget of held records per shard; it is read as each of {@code ledger.messaging.rabbitmq.prefetch} and
+ * {@code ledger.messaging.kafka.max-held}. An old name in use is logged once at start, with its new names.
  *
- * <p>Registered through {@code META-INF/services}, as SmallRye Config finds interceptors.
+ * <p>Registered through {@code META-INF/services}, as SmallRye Config finds interceptors. Its priority puts it
+ * inside SmallRye's expression interceptor (3300) and profile interceptor (3200), where Quarkus puts its own
+ * relocations (3195): an expression's names are looked up from the expression interceptor's place in the chain, so a
+ * setting such as {@code max-outstanding-messages=${ledger.messaging.rabbitmq.prefetch}} reads the old name too
+ * only from below it (seen failing at {@code APPLICATION}: the connector kept the new name's default).
  */
-@Priority(Priorities.APPLICATION)
+@Priority(Priorities.LIBRARY + 190)
 public class RenamedSettings implements ConfigSourceInterceptor {
     private static final Logger LOG = Logger.getLogger(RenamedSettings.class);
     private static final String STORE = "ledger.idempotency.store";
     private static final String TIMEOUT = "ledger.fast-path.timeout";
     private static final String DYNAMODB_TIMEOUT = "ledger.idempotency.dynamodb.timeout";
+    private static final String PREFETCH = "ledger.messaging.prefetch";
 
     /** New name to old name. */
-    static final Map<String, String> OLD_NAMES = Map.of(
-            "ledger.fast-path.fail-closed", "ledger.redis.fail-closed",
-            TIMEOUT, "ledger.redis.timeout",
-            "ledger.fast-path.breaker.request-volume-threshold", "ledger.redis.breaker.request-volume-threshold",
-            "ledger.fast-path.breaker.failure-ratio", "ledger.redis.breaker.failure-ratio",
-            "ledger.fast-path.breaker.delay", "ledger.redis.breaker.delay",
-            "ledger.messaging.rabbitmq.pause", "ledger.messaging.pause",
-            "ledger.messaging.rabbitmq.breaker.window", "ledger.messaging.breaker.window",
-            "ledger.messaging.rabbitmq.breaker.minimum-calls", "ledger.messaging.breaker.minimum-calls",
-            "ledger.messaging.rabbitmq.breaker.failure-ratio", "ledger.messaging.breaker.failure-ratio");
+    static final Map<String, String> OLD_NAMES = Map.ofEntries(
+            Map.entry("ledger.fast-path.fail-closed", "ledger.redis.fail-closed"),
+            Map.entry(TIMEOUT, "ledger.redis.timeout"),
+            Map.entry("ledger.fast-path.breaker.request-volume-threshold", "ledger.redis.breaker.request-volume-threshold"),
+            Map.entry("ledger.fast-path.breaker.failure-ratio", "ledger.redis.breaker.failure-ratio"),
+            Map.entry("ledger.fast-path.breaker.delay", "ledger.redis.breaker.delay"),
+            Map.entry("ledger.messaging.rabbitmq.pause", "ledger.messaging.pause"),
+            Map.entry("ledger.messaging.rabbitmq.breaker.window", "ledger.messaging.breaker.window"),
+            Map.entry("ledger.messaging.rabbitmq.breaker.minimum-calls", "ledger.messaging.breaker.minimum-calls"),
+            Map.entry("ledger.messaging.rabbitmq.breaker.failure-ratio", "ledger.messaging.breaker.failure-ratio"),
+            Map.entry("ledger.messaging.rabbitmq.prefetch", PREFETCH),
+            Map.entry("ledger.messaging.kafka.max-held", PREFETCH));
 
     @Override
     public ConfigValue getValue(ConfigSourceInterceptorContext context, String name) {
         ConfigValue value = context.proceed(name);
-        String old = value == null ? oldName(context, name) : null;
-        if (old == null) {
+        if (isSet(value)) {
             return value;
         }
-        ConfigValue former = context.proceed(old);
-        return former == null ? null : former.withName(name);
+        String old = oldName(context, name);
+        ConfigValue former = old == null ? null : context.proceed(old);
+        return isSet(former) ? former.withName(name) : value;
+    }
+
+    /**
+     * Whether a value was set by the operator, not only a mapping's {@code @WithDefault}: those defaults are a config
+     * source too, the last one ({@code DefaultValuesConfigSource}, ordinal {@link Integer#MIN_VALUE}), and without this
+     * a new name's default would hide the old name's value.
+     */
+    private static boolean isSet(ConfigValue value) {
+        return value != null && value.getConfigSourceOrdinal() != Integer.MIN_VALUE;
     }
 
     /** The old name a new one is read from while it is not set, or null. */

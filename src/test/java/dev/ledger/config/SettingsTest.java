@@ -1,7 +1,9 @@
 package dev.ledger.config;
 
 import dev.ledger.testing.LedgerSettings;
+import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.ConfigValue;
+import io.smallrye.config.EnvConfigSource;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
@@ -10,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +75,37 @@ class SettingsTest {
     }
 
     @Test
+    void theOldPrefetchIsReadAsBothBrokersOwnBoundWhileEachIsUnset() {
+        LedgerConfig.Messaging defaults = mapped(Map.of()).messaging();
+        assertEquals(256, defaults.rabbitmq().prefetch());
+        assertEquals(64, defaults.kafka().maxHeld());
+
+        LedgerConfig.Messaging old = mapped(Map.of("ledger.messaging.prefetch", "32")).messaging();
+        assertEquals(32, old.rabbitmq().prefetch());
+        assertEquals(32, old.kafka().maxHeld());
+        // and where an expression names the new one, as application.properties gives the connector its prefetch
+        String connector = "mp.messaging.incoming.commands.max-outstanding-messages";
+        assertEquals(32, configWithExpressions(Map.of("ledger.messaging.prefetch", "32",
+                connector, "${ledger.messaging.rabbitmq.prefetch}")).getValue(connector, Integer.class));
+        assertEquals(256, configWithExpressions(Map.of(connector, "${ledger.messaging.rabbitmq.prefetch}"))
+                .getValue(connector, Integer.class));
+
+        LedgerConfig.Messaging both = mapped(Map.of("ledger.messaging.prefetch", "32", "ledger.messaging.rabbitmq.prefetch", "128"))
+                .messaging();
+        assertEquals(128, both.rabbitmq().prefetch(), "the new name wins");
+        assertEquals(32, both.kafka().maxHeld());
+
+        // a new name's @WithDefault is a value too, from the last source: it must not hide the old name's (these old
+        // names are no longer in the mapping, so they are read as environment variables, as the docs give them)
+        LedgerConfig renamed = new SmallRyeConfigBuilder().withInterceptors(new RenamedSettings()).withMapping(LedgerConfig.class)
+                .withConverter(Duration.class, 100, new DurationConverter())
+                .withSources(new EnvConfigSource(Map.of("LEDGER_REDIS_BREAKER_DELAY", "7s", "LEDGER_MESSAGING_PAUSE", "9s"), 300))
+                .build().getConfigMapping(LedgerConfig.class);
+        assertEquals(Duration.ofSeconds(7), renamed.fastPath().breaker().delay());
+        assertEquals(Duration.ofSeconds(9), renamed.messaging().rabbitmq().pause());
+    }
+
+    @Test
     void theOldTimeoutIsTheChosenStoresOwn() {
         Map<String, String> both = Map.of("ledger.redis.timeout", "111ms", "ledger.idempotency.dynamodb.timeout", "222ms");
         assertEquals("111ms", config(both).getRawValue("ledger.fast-path.timeout"));
@@ -107,6 +141,18 @@ class SettingsTest {
         assertEquals(1, lookups.get("mp.messaging.outgoing.outcomes.default-routing-key"), lookups.toString());
         assertEquals(1, lookups.get("mp.messaging.outgoing.outcomes.retry-on-fail-interval"), "absent, and asked once: " + lookups);
         assertEquals(3, lookups.get("mp.messaging.incoming.commands.retry-on-fail-attempts"), "any other setting every time: " + lookups);
+    }
+
+    /** The service's settings as it reads them: its mapping, with its defaults, behind the interceptor. */
+    private static LedgerConfig mapped(Map<String, String> properties) {
+        return configWithExpressions(properties).getConfigMapping(LedgerConfig.class);
+    }
+
+    /** The same, with SmallRye's own interceptors (expressions, profiles) in their places around this one. */
+    private static SmallRyeConfig configWithExpressions(Map<String, String> properties) {
+        return new SmallRyeConfigBuilder().addDefaultInterceptors().withInterceptors(new RenamedSettings())
+                .withMapping(LedgerConfig.class).withConverter(Duration.class, 100, new DurationConverter())
+                .withSources(new PropertiesConfigSource(properties, "test", 100)).build();
     }
 
     private static SmallRyeConfig config(Map<String, String> properties) {

@@ -343,7 +343,7 @@ class ShardsTest {
         ApiClient served = OTHER; // on the default shard
         // more of the stopped shard's commands than its budget and one poll can hold, the same number on each of budget
         // accounts (each a lane of its own): so that the test shows the shard holding no more than that
-        int budget = config.messaging().prefetch();
+        int budget = config.messaging().kafka().maxHeld();
         int poll = ConfigProvider.getConfig().getValue("mp.messaging.incoming.kafka-commands.max.poll.records", Integer.class);
         int perAccount = (budget + poll) / budget + 1;
         List<String> stoppedAccounts = new ArrayList<>();
@@ -450,7 +450,7 @@ class ShardsTest {
                 rabbitAccounts.get(client).add(client.newAccount());
             }
             // the frozen shard's more than its Kafka budget holds, so that its clients' partitions are paused
-            for (int i = 0; i < (client == DEV ? config.messaging().prefetch() + FROZEN_COMMANDS : FROZEN_COMMANDS); i++) {
+            for (int i = 0; i < (client == DEV ? config.messaging().kafka().maxHeld() + FROZEN_COMMANDS : FROZEN_COMMANDS); i++) {
                 kafkaAccounts.get(client).add(client.newAccount());
             }
         }
@@ -503,7 +503,7 @@ class ShardsTest {
             System.out.printf("[shards] shard two frozen: dev's payment answered 503 in %d ms; %d payments of other's sent, "
                     + "answers %s; dev's commands sent: %d over RabbitMQ, %d over Kafka (its budget %d); other's: %d through "
                     + "each broker, outcomes %s within %d ms%n", waitedMillis, FROZEN_PAYMENTS, otherAnswers, FROZEN_COMMANDS,
-                    devKafkaKeys.size(), config.messaging().prefetch(), FROZEN_COMMANDS, otherOutcomes, otherCommandsMillis);
+                    devKafkaKeys.size(), config.messaging().kafka().maxHeld(), FROZEN_COMMANDS, otherOutcomes, otherCommandsMillis);
             assertEquals(Map.of(201, FROZEN_PAYMENTS), otherAnswers, "the default shard's client served throughout");
             assertEquals(Map.of("kafka", Map.of(201, (long) FROZEN_COMMANDS), "rabbitmq", Map.of(201, (long) FROZEN_COMMANDS)),
                     otherOutcomes, "the default shard's client's commands applied throughout");

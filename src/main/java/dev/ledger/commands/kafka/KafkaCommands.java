@@ -40,7 +40,7 @@ import java.util.concurrent.CompletionStage;
  * offset be committed. A command tried again is retried in place (its lane waits), backing off from
  * {@code ledger.messaging.retry-delay} doubling to {@code ledger.messaging.kafka.max-retry-delay}, and never once
  * its partition went to another consumer. Ordering and concurrency are {@link KafkaLanes}': one account's records
- * of a partition one at a time, in offset order; the rest at once, at most {@code ledger.messaging.prefetch} of each
+ * of a partition one at a time, in offset order; the rest at once, at most {@code ledger.messaging.kafka.max-held} of each
  * PostgreSQL shard's, past which the partitions of that shard's clients are paused (and only those).
  */
 @ApplicationScoped

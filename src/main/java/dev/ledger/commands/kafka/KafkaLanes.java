@@ -39,7 +39,7 @@ import java.util.function.Function;
  *
  * <p>The records this instance holds (fetched by a poll and not settled yet, waiting in the connector or in a lane)
  * are counted per PostgreSQL shard ({@link Shards}): the shard of the client whose topic they came from, counted as
- * each poll returns them ({@link KafkaFetches}). Once a shard holds {@code ledger.messaging.prefetch} of them (a
+ * each poll returns them ({@link KafkaFetches}). Once a shard holds {@code ledger.messaging.kafka.max-held} of them (a
  * backlog, or its database away and its commands retried in place), the partitions of its clients' topics are
  * paused, and only those, before the next poll; they are resumed once it holds fewer. Every other shard's
  * records go on being fetched and run, and a shard holds at most its budget and one poll ({@code max.poll.records}, 500)
@@ -76,7 +76,7 @@ public class KafkaLanes implements KafkaConsumerRebalanceListener {
 
     public KafkaLanes(LedgerConfig config, Shards shards, CommandDoor door, KafkaClientService clients, Vertx vertx,
                       MeterRegistry metrics) {
-        this.capacity = config.messaging().prefetch();
+        this.capacity = config.messaging().kafka().maxHeld();
         this.shards = shards;
         this.door = door;
         this.clients = clients;
@@ -89,7 +89,7 @@ public class KafkaLanes implements KafkaConsumerRebalanceListener {
                     .description("Kafka commands this instance holds: fetched, and not settled yet")
                     .tags(tags).register(metrics);
             Gauge.builder("ledger.commands.paused.partitions", budget, each -> each.pausedPartitions)
-                    .description("Kafka partitions of commands paused because their shard holds ledger.messaging.prefetch commands")
+                    .description("Kafka partitions of commands paused because their shard holds ledger.messaging.kafka.max-held commands")
                     .tags(tags).register(metrics);
         }
     }

@@ -32,7 +32,7 @@ import java.util.concurrent.CompletionStage;
  * {@code ledger.messaging.retry-delay}, which counts its deliveries ({@code x-delivery-count}, a quorum queue's);
  * consumption pauses while most commands meet unavailable dependencies ({@link RabbitMqPause}). The method hands
  * each delivery to the door and returns at once: how many run at a time is bounded by the broker's prefetch
- * ({@code ledger.messaging.prefetch}), since every one holds an unacknowledged delivery until it is settled.
+ * ({@code ledger.messaging.rabbitmq.prefetch}), since every one holds an unacknowledged delivery until it is settled.
  */
 @ApplicationScoped
 public class RabbitMqCommands {
