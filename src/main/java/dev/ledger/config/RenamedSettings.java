@@ -76,7 +76,8 @@ public class RenamedSettings implements ConfigSourceInterceptor {
     /** The old name a new one is read from while it is not set, or null. */
     private static String oldName(ConfigSourceInterceptorContext context, String name) {
         if (TIMEOUT.equals(name)) {
-            ConfigValue store = context.proceed(STORE);
+            // from the chain's top: this interceptor sits below the profile and expression interceptors
+            ConfigValue store = context.restart(STORE);
             return store != null && "dynamodb".equalsIgnoreCase(store.getValue()) ? DYNAMODB_TIMEOUT : OLD_NAMES.get(name);
         }
         return OLD_NAMES.get(name);

@@ -7,6 +7,7 @@ import io.smallrye.config.EnvConfigSource;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
+import org.eclipse.microprofile.config.spi.ConfigSource;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -97,10 +98,8 @@ class SettingsTest {
 
         // a new name's @WithDefault is a value too, from the last source: it must not hide the old name's (these old
         // names are no longer in the mapping, so they are read as environment variables, as the docs give them)
-        LedgerConfig renamed = new SmallRyeConfigBuilder().withInterceptors(new RenamedSettings()).withMapping(LedgerConfig.class)
-                .withConverter(Duration.class, 100, new DurationConverter())
-                .withSources(new EnvConfigSource(Map.of("LEDGER_REDIS_BREAKER_DELAY", "7s", "LEDGER_MESSAGING_PAUSE", "9s"), 300))
-                .build().getConfigMapping(LedgerConfig.class);
+        LedgerConfig renamed = configWithExpressions(new EnvConfigSource(
+                Map.of("LEDGER_REDIS_BREAKER_DELAY", "7s", "LEDGER_MESSAGING_PAUSE", "9s"), 300)).getConfigMapping(LedgerConfig.class);
         assertEquals(Duration.ofSeconds(7), renamed.fastPath().breaker().delay());
         assertEquals(Duration.ofSeconds(9), renamed.messaging().rabbitmq().pause());
     }
@@ -112,6 +111,10 @@ class SettingsTest {
         Map<String, String> dynamodb = new java.util.HashMap<>(both);
         dynamodb.put("ledger.idempotency.store", "dynamodb");
         assertEquals("222ms", config(dynamodb).getRawValue("ledger.fast-path.timeout"));
+        SmallRyeConfig profiled = new SmallRyeConfigBuilder().addDefaultInterceptors().withProfile("prod")
+                .withInterceptors(new RenamedSettings()).withSources(new PropertiesConfigSource(Map.of("ledger.redis.timeout", "111ms",
+                        "ledger.idempotency.dynamodb.timeout", "222ms", "%prod.ledger.idempotency.store", "dynamodb"), "test", 100)).build();
+        assertEquals("222ms", profiled.getRawValue("ledger.fast-path.timeout"), "the store chosen in a profile");
         dynamodb.put("ledger.fast-path.timeout", "333ms");
         assertEquals("333ms", config(dynamodb).getRawValue("ledger.fast-path.timeout"));
     }
@@ -148,11 +151,16 @@ class SettingsTest {
         return configWithExpressions(properties).getConfigMapping(LedgerConfig.class);
     }
 
-    /** The same, with SmallRye's own interceptors (expressions, profiles) in their places around this one. */
+    /** The service's configuration from these properties, with SmallRye's own interceptors (expressions, profiles). */
     private static SmallRyeConfig configWithExpressions(Map<String, String> properties) {
+        return configWithExpressions(new PropertiesConfigSource(properties, "test", 100));
+    }
+
+    /** The same from any source, this interceptor among SmallRye's own in its place. */
+    private static SmallRyeConfig configWithExpressions(ConfigSource source) {
         return new SmallRyeConfigBuilder().addDefaultInterceptors().withInterceptors(new RenamedSettings())
                 .withMapping(LedgerConfig.class).withConverter(Duration.class, 100, new DurationConverter())
-                .withSources(new PropertiesConfigSource(properties, "test", 100)).build();
+                .withSources(source).build();
     }
 
     private static SmallRyeConfig config(Map<String, String> properties) {
