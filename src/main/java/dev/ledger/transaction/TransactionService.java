@@ -19,7 +19,7 @@ import java.util.UUID;
 
 /**
  * Debits and credits. The rules (sequence check, no debit past {@code available}) are enforced by the
- * one statement {@code ledger_post_transaction_with_holds}; this class turns its outcome into the answer
+ * one statement {@code ledger_post_transaction_checked_with_holds} (V11); this class turns its outcome into the answer
  * that is sent and recorded.
  */
 @ApplicationScoped
