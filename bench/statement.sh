@@ -10,9 +10,12 @@
 #   bash bench/statement.sh                       the least SQL, and the service's statement at the newest version
 #   STATEMENT_VERSIONS="10 11" bash bench/statement.sh   the service's statement at V10 and at V11, alternating
 #
-# Needs pgbench and the local PostgreSQL (trust auth); databases ledger_statement_v<N>, dropped first.
+# Needs the local PostgreSQL (trust auth; pgbench is installed from Debian when missing); databases
+# ledger_statement_v<N>, dropped first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
+install_missing pgbench:postgresql-client psql:postgresql-client
 
 ROUNDS=${STATEMENT_ROUNDS:-3}
 SECONDS_PER_RUN=${STATEMENT_SECONDS:-10}
