@@ -14,10 +14,17 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * outcome to ledger.outcomes with a publisher confirm and acknowledges the command once the
  * confirm arrives. Run while CommandLoad publishes and waits for the outcomes; stopped by the caller.
  *
- * Usage: java -cp <amqp-client...> bench/BrokerEcho.java PORT VHOST USER PASSWORD PREFETCH
+ * With ACK "multiple" (BENCH_ECHO_ACK in bench/run.sh), the commands whose outcomes a confirm settled are
+ * acknowledged by one basicAck with multiple whenever they are the oldest unsettled (one acknowledgement for several,
+ * as the service's connector cannot); otherwise, and by default ("single"), each by its own.
+ *
+ * Usage: java -cp <amqp-client...> bench/BrokerEcho.java PORT VHOST USER PASSWORD PREFETCH [ACK]
  */
 public class BrokerEcho {
+    private static boolean ackMultiple;
+
     public static void main(String[] args) throws Exception {
+        ackMultiple = args.length > 5 && "multiple".equals(args[5]);
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost("127.0.0.1");
         factory.setPort(Integer.parseInt(args[0]));
@@ -49,6 +56,16 @@ public class BrokerEcho {
 
     private static void settle(Channel in, ConcurrentNavigableMap<Long, Long> pending, long sequence, boolean multiple) {
         var confirmed = multiple ? pending.headMap(sequence, true) : pending.subMap(sequence, true, sequence, true);
+        // outcomes are published in delivery order: every earlier delivery is settled when these are the oldest pending
+        if (ackMultiple && !confirmed.isEmpty() && confirmed.firstKey().equals(pending.firstKey())) {
+            try {
+                in.basicAck(confirmed.lastEntry().getValue(), true);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            confirmed.clear();
+            return;
+        }
         for (Long deliveryTag : confirmed.values()) {
             try {
                 in.basicAck(deliveryTag, false);

@@ -12,7 +12,8 @@
 # Kafka broker, .ci/kafka, for kafka-commands), BENCH_LIMITS (1; 0 skips the limits: the table without them),
 # BENCH_JAVA_OPTS (JVM options of the service; default below; empty for the JVM's defaults).
 # BENCH_AOT (1; 0 skips the start-time figure with the AOT cache of bench/aot-cache.sh),
-# BENCH_STARTS (1; 0 skips the start-to-ready figures altogether).
+# BENCH_STARTS (1; 0 skips the start-to-ready figures altogether). BENCH_ECHO_ACK (single; "multiple": BrokerEcho
+# acknowledges the commands a confirm settled with one basicAck when they are the oldest pending).
 # The scenario "events" (the outbox's cost: new payments with events on against off, and the relay's
 # rate): BENCH_AB_ROUNDS (3), BENCH_DRAIN_EVENTS (100000), BENCH_RABBITMQ_VHOST (ledger-bench).
 # Names of the benchmark's own stores: BENCH_DB (ledger_bench), BENCH_REDIS_DB (3).
@@ -454,11 +455,14 @@ broker_alone() {
   "$@" > "$OUT/$key-echo.log" 2>&1 &
   local echo_pid=$!
   $run_fn $(( COMMANDS / 10 )) "$RUN-$key-echo-warm" > /dev/null
+  local echo0; echo0=$(cpu_ticks $echo_pid)
   $run_fn "$COMMANDS" "$RUN-$key-echo" > "$OUT/$key-echo.txt"
+  local echo_ticks=$(( $(cpu_ticks $echo_pid) - echo0 ))
   kill $echo_pid; wait $echo_pid 2>/dev/null || true
   local line; line=$(grep '^BENCH' "$OUT/$key-echo.txt")
   local rate; rate=$(awk -v r="$(field_of "$line" rps)" 'BEGIN { printf "%.0f", r }')
-  local sentence="$text: $rate/s ($(ms_per "$(field_of "$line" machine_ticks)" "$(field_of "$line" outcomes)") machine ms per command)"
+  local outcomes; outcomes=$(field_of "$line" outcomes)
+  local sentence="$text: $rate/s ($(ms_per "$(field_of "$line" machine_ticks)" "$outcomes") machine ms per command, of which the echo process's own $(ms_per "$echo_ticks" "$outcomes" 4) ms)"
   for c in $CONNECTIONS; do
     sentence+="$(awk -v a="$(field_of "${RESULT[$scenario-$c]}" rps)" -v b="$rate" -v c="$c" -v s="$scenario" \
       'BEGIN { printf "; the %s scenario (its run with the %s-connection scenarios) %.2f of it", s, c, a / b }')"
@@ -469,7 +473,8 @@ BROKER_LIMIT=""
 if [ "$LIMITS" = 1 ] && [[ " $SCENARIOS " == *" commands "* ]]; then
   BROKER_LIMIT=$(broker_alone broker commands_run commands \
     "The broker alone for the commands flow (bench/BrokerEcho.java: consume, publish the outcome with a confirm, ack; no PostgreSQL, no Redis)" \
-    java -cp "$(cat "$OUT/classpath.txt")" bench/BrokerEcho.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" "${LEDGER_MESSAGING_RABBITMQ_PREFETCH:-256}")
+    java -cp "$(cat "$OUT/classpath.txt")" bench/BrokerEcho.java 5672 "$BROKER_VHOST" bench "$BROKER_PASSWORD" "${LEDGER_MESSAGING_RABBITMQ_PREFETCH:-256}" \
+    "${BENCH_ECHO_ACK:-single}")
   echo "$BROKER_LIMIT"
 fi
 # Kafka's own limit for the same flow: bench/KafkaEcho.java consumes the commands, produces each outcome
