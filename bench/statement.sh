@@ -40,30 +40,21 @@ SQL
   psql -q -d $db -c "VACUUM ANALYZE" >/dev/null
 }
 
-backends_cpu() { # db: the CPU ticks of its pgbench backends so far
-  local pids ticks=0
-  pids=$(psql -tA -d "$1" -c "SELECT pid FROM pg_stat_activity WHERE datname = '$1' AND application_name = 'pgbench'")
-  for pid in $pids; do
-    ticks=$(( ticks + $(awk '{print $14 + $15}' /proc/$pid/stat 2>/dev/null || echo 0) ))
-  done
-  echo $ticks
-}
-
 commits() { psql -tA -d "$1" -c "SELECT xact_commit FROM pg_stat_database WHERE datname = '$1'"; }
 
 measure() { # db script: prints ms of backend CPU per committed transaction
   local db=$1 script=$2 quarter=$(( SECONDS_PER_RUN / 4 ))
+  local DB=$db # pg_ticks (bench/lib.sh): the backends connected to it, pgbench's while it runs
   psql -q -d "$db" -c CHECKPOINT # so that no checkpoint starts in the window, and each run pays the same full-page writes
   pgbench -n -M prepared -c "$CONNECTIONS" -j 2 -T "$SECONDS_PER_RUN" -D naccounts=1000 -f "$script" "$db" >/dev/null 2>&1 &
   local bench=$!
   sleep "$quarter"
   local cpu0 c0 cpu1 c1
-  cpu0=$(backends_cpu "$db"); c0=$(commits "$db")
+  cpu0=$(pg_ticks); c0=$(commits "$db")
   sleep $(( SECONDS_PER_RUN - 2 * quarter ))
-  cpu1=$(backends_cpu "$db"); c1=$(commits "$db")
+  cpu1=$(pg_ticks); c1=$(commits "$db")
   wait $bench
-  local hz; hz=$(getconf CLK_TCK)
-  awk -v t=$(( cpu1 - cpu0 )) -v n=$(( c1 - c0 )) -v hz="$hz" 'BEGIN { printf "%.3f", t * 1000 / hz / n }'
+  ms_per $(( cpu1 - cpu0 )) $(( c1 - c0 ))
 }
 
 declare -A RESULTS
@@ -82,11 +73,11 @@ for round in $(seq 1 "$ROUNDS"); do
     run "service's statement at V$v" ledger_statement_v$v bench/pgbench-service-payment.sql
   done
 done
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { tr ' ' '\n' | grep . | median_of; }
 least=$(echo "${RESULTS["least payment SQL"]}" | median)
 echo "medians of $ROUNDS rounds (ms of backend CPU per transaction, and ÷ the least payment SQL's):"
 echo "  least payment SQL: $least"
 for v in $VERSIONS; do
   m=$(echo "${RESULTS["service's statement at V$v"]}" | median)
-  echo "  service's statement at V$v: $m ($(awk -v a="$m" -v b="$least" 'BEGIN { printf "%.2f", a / b }'))"
+  echo "  service's statement at V$v: $m ($(per "$m" "$least" 2))"
 done
