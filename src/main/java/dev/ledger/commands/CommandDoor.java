@@ -96,11 +96,15 @@ public class CommandDoor {
      * under its {@code process} span; completes when it is settled, or given up until the broker delivers it again.
      */
     public CompletionStage<Void> run(Delivery delivery) {
-        CompletableFuture<Void> settled = new CompletableFuture<>();
         Context current = Vertx.currentContext();
-        Context loop = current != null && current.isEventLoopContext() ? current : vertx.getOrCreateContext();
+        return run(delivery, current != null && current.isEventLoopContext() ? current : vertx.getOrCreateContext());
+    }
+
+    /** {@link #run(Delivery)} on {@code loop}'s event loop, for a consumer whose deliveries arrive on a thread of its client's. */
+    public CompletionStage<Void> run(Delivery delivery, Context loop) {
+        CompletableFuture<Void> settled = new CompletableFuture<>();
         VertxContext.createNewDuplicatedContext(loop).runOnContext(ignored -> {
-            Span span = CommandSpans.startProcess(tracer, delivery.message(), delivery.transport(), delivery.destination());
+            Span span = CommandSpans.startProcess(tracer, delivery.received(), delivery.transport(), delivery.destination());
             handle(delivery).onTermination().invoke(() -> CommandSpans.end(span)).subscribe().with(
                     done -> settled.complete(null),
                     failure -> {

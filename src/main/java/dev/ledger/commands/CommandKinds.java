@@ -15,6 +15,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -67,6 +68,11 @@ public class CommandKinds {
             TransferChange change = TransferChange.inCommand(kind, body);
             return new Body(change.request(client, key), record -> transfers.change(record, change), null);
         });
+    }
+
+    /** Every command's name ({@code transactions.post}, {@code transfers.create}, ...): the brokers' routing keys. */
+    public Set<String> names() {
+        return kinds.keySet();
     }
 
     Optional<Kind> named(String name) {

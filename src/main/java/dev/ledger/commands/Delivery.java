@@ -3,7 +3,6 @@ package dev.ledger.commands;
 import dev.ledger.idempotency.Outcome;
 import dev.ledger.idempotency.RecordedResponse;
 import io.smallrye.mutiny.Uni;
-import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
  * One delivery of a command, as a broker's adapter hands it to the {@link CommandDoor}: what it carries, and
@@ -17,8 +16,8 @@ public interface Delivery {
     /** Where the command came from (a queue, a topic), as traces name it. */
     String destination();
 
-    /** The message, for the trace its connector continued. */
-    Message<?> message();
+    /** The trace the command continues: its {@code receive} span's context, or null while nothing is recorded. */
+    io.opentelemetry.context.Context received();
 
     /** What the message carries. */
     CommandEnvelope envelope();

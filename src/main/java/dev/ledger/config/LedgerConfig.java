@@ -178,6 +178,19 @@ public interface LedgerConfig {
             int prefetch();
 
             /**
+             * The quorum queue {@code ledger.commands}' delivery limit ({@code x-delivery-limit}), explicit so that the
+             * broker's version does not choose one: RabbitMQ 4 gives quorum queues 20 by default, past which the broker
+             * itself dead-letters a command without {@code x-ledger-problem}, and an outage of Redis or PostgreSQL
+             * redelivers a command about once per {@code ledger.messaging.retry-delay}. A million deliveries is more
+             * than 11 days of outage at 1 s (docs/api.md, "RabbitMQ 4"). Formerly the connector's
+             * {@code mp.messaging.incoming.commands.queue.x-delivery-limit}. A queue that exists keeps the limit it was
+             * declared with: the broker refuses a declaration that differs. 0 declares none, for a queue an earlier
+             * version declared without one (docs/operations.md, "Upgrading the commands queue").
+             */
+            @WithDefault("1000000")
+            long deliveryLimit();
+
+            /**
              * How long consumption pauses once most recent commands met an unavailable dependency (the
              * breaker {@code commands} open); then one command tries again. Formerly {@code ledger.messaging.pause}.
              */

@@ -23,7 +23,9 @@ import java.util.Map;
  * {@code ledger.messaging.pause} and {@code .breaker.*}, named as if every broker had one; it is
  * {@code ledger.messaging.rabbitmq.*}. {@code ledger.messaging.prefetch} meant two things, RabbitMQ's prefetch and
  * Kafka's budget of held records per shard; it is read as each of {@code ledger.messaging.rabbitmq.prefetch} and
- * {@code ledger.messaging.kafka.max-held}. An old name in use is logged once at start, with its new names.
+ * {@code ledger.messaging.kafka.max-held}. The commands queue's delivery limit was SmallRye's channel setting
+ * {@code mp.messaging.incoming.commands.queue.x-delivery-limit}; it is {@code ledger.messaging.rabbitmq.delivery-limit}
+ * since the door consumes with a client of its own. An old name in use is logged once at start, with its new names.
  *
  * <p>Registered through {@code META-INF/services}, as SmallRye Config finds interceptors. Its priority puts it
  * inside SmallRye's expression interceptor (3300) and profile interceptor (3200), where Quarkus puts its own
@@ -51,6 +53,7 @@ public class RenamedSettings implements ConfigSourceInterceptor {
             Map.entry("ledger.messaging.rabbitmq.breaker.minimum-calls", "ledger.messaging.breaker.minimum-calls"),
             Map.entry("ledger.messaging.rabbitmq.breaker.failure-ratio", "ledger.messaging.breaker.failure-ratio"),
             Map.entry("ledger.messaging.rabbitmq.prefetch", PREFETCH),
+            Map.entry("ledger.messaging.rabbitmq.delivery-limit", "mp.messaging.incoming.commands.queue.x-delivery-limit"),
             Map.entry("ledger.messaging.kafka.max-held", PREFETCH));
 
     @Override

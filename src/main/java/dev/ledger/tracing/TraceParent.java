@@ -54,6 +54,11 @@ public final class TraceParent {
                 .startSpan();
     }
 
+    /** The context {@code traceParent} names: a remote parent; the root context when it is null or malformed. */
+    public static Context extract(String traceParent) {
+        return traceParent == null ? Context.root() : W3C.extract(Context.root(), traceParent, ONE_HEADER);
+    }
+
     /** The {@code traceparent} that names {@code span}, for the message it publishes. */
     public static String of(Span span) {
         return header(Context.root().with(span));

@@ -123,8 +123,8 @@ class SettingsTest {
     void theSettingsTheConnectorReadsPerMessageAreLookedUpOnceAndAnyOtherEveryTime() {
         Map<String, Integer> lookups = new ConcurrentHashMap<>();
         PropertiesConfigSource source = new PropertiesConfigSource(Map.of(
-                "mp.messaging.outgoing.outcomes.retry-on-fail-attempts", "6",
-                "mp.messaging.outgoing.outcomes.default-routing-key", "transactions",
+                "mp.messaging.outgoing.dead-letters.retry-on-fail-attempts", "6",
+                "mp.messaging.outgoing.dead-letters.default-routing-key", "transactions",
                 "mp.messaging.incoming.commands.retry-on-fail-attempts", "2"), "test", 100) {
             @Override
             public ConfigValue getConfigValue(String name) {
@@ -135,14 +135,14 @@ class SettingsTest {
         SmallRyeConfig config = new SmallRyeConfigBuilder().withInterceptors(new SettingsReadPerMessage(), new RenamedSettings())
                 .withSources(source).build();
         for (int message = 0; message < 3; message++) {
-            assertEquals(6, config.getValue("mp.messaging.outgoing.outcomes.retry-on-fail-attempts", Integer.class));
-            assertEquals("transactions", config.getValue("mp.messaging.outgoing.outcomes.default-routing-key", String.class));
-            assertFalse(config.getOptionalValue("mp.messaging.outgoing.outcomes.retry-on-fail-interval", Integer.class).isPresent());
+            assertEquals(6, config.getValue("mp.messaging.outgoing.dead-letters.retry-on-fail-attempts", Integer.class));
+            assertEquals("transactions", config.getValue("mp.messaging.outgoing.dead-letters.default-routing-key", String.class));
+            assertFalse(config.getOptionalValue("mp.messaging.outgoing.dead-letters.retry-on-fail-interval", Integer.class).isPresent());
             assertEquals(2, config.getValue("mp.messaging.incoming.commands.retry-on-fail-attempts", Integer.class));
         }
-        assertEquals(1, lookups.get("mp.messaging.outgoing.outcomes.retry-on-fail-attempts"), "read from its source once: " + lookups);
-        assertEquals(1, lookups.get("mp.messaging.outgoing.outcomes.default-routing-key"), lookups.toString());
-        assertEquals(1, lookups.get("mp.messaging.outgoing.outcomes.retry-on-fail-interval"), "absent, and asked once: " + lookups);
+        assertEquals(1, lookups.get("mp.messaging.outgoing.dead-letters.retry-on-fail-attempts"), "read from its source once: " + lookups);
+        assertEquals(1, lookups.get("mp.messaging.outgoing.dead-letters.default-routing-key"), lookups.toString());
+        assertEquals(1, lookups.get("mp.messaging.outgoing.dead-letters.retry-on-fail-interval"), "absent, and asked once: " + lookups);
         assertEquals(3, lookups.get("mp.messaging.incoming.commands.retry-on-fail-attempts"), "any other setting every time: " + lookups);
     }
 

@@ -241,7 +241,7 @@ class OperatingSurfaceTest {
         assertEquals("false", ConfigProvider.getConfig().getValue("quarkus.otel.instrument.vertx-http", String.class));
         assertEquals("false", ConfigProvider.getConfig().getValue("quarkus.otel.instrument.vertx-sql-client", String.class));
         // nor the messaging connectors' instrumentation of every command and outcome (TracingTest: their spans with tracing on)
-        for (String channel : List.of("mp.messaging.incoming.commands.tracing.enabled", "mp.messaging.outgoing.outcomes.tracing.enabled",
+        for (String channel : List.of("mp.messaging.outgoing.dead-letters.tracing.enabled",
                 "mp.messaging.incoming.kafka-commands.tracing-enabled", "mp.messaging.outgoing.kafka-outcomes.tracing-enabled")) {
             assertEquals("false", ConfigProvider.getConfig().getValue(channel, String.class), channel);
         }

@@ -15,6 +15,7 @@ import dev.ledger.problem.ProblemException;
 import dev.ledger.problem.ProblemType;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.TracingMetadata;
 import io.smallrye.reactive.messaging.kafka.KafkaRecord;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.common.header.Header;
@@ -94,8 +95,8 @@ public class KafkaCommands {
         }
 
         @Override
-        public Message<?> message() {
-            return record;
+        public io.opentelemetry.context.Context received() {
+            return TracingMetadata.fromMessage(record).map(TracingMetadata::getCurrentContext).orElse(null);
         }
 
         /** The headers, the correlation first: a refusal for anything else wrong with the record still names it. */

@@ -7,22 +7,18 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.rabbitmq.RabbitMQClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What the command door asks of the broker besides its channels, on a connection of its own: the
- * outcome exchange declared at start (the connector would declare it only at the first outcome,
- * and consumers of outcomes bind to it before), and every few seconds the depth of the commands
- * queue, the consumer's lag, in /q/metrics as {@code ledger_commands_queued} (-1 until read). It
- * reconnects by itself after the broker went away.
+ * What the command door asks of the broker besides consuming and publishing, on a connection of its own:
+ * every few seconds the depth of the commands queue, the consumer's lag, in /q/metrics as
+ * {@code ledger_commands_queued} (-1 until read). It reconnects by itself after the broker went away.
  */
 @ApplicationScoped
 public class RabbitMqAdmin {
@@ -32,19 +28,14 @@ public class RabbitMqAdmin {
     private final RabbitMqConnection connection;
     private final boolean enabled;
     private final String queue;
-    private final String outcomesExchange;
     private final AtomicLong queued = new AtomicLong(-1);
     private RabbitMQClient client;
     private long timer = -1;
-    private boolean declared;
 
-    public RabbitMqAdmin(RabbitMqConnection connection, LedgerConfig config, MeterRegistry metrics,
-                         @ConfigProperty(name = "mp.messaging.incoming.commands.queue.name") String queue,
-                         @ConfigProperty(name = "mp.messaging.outgoing.outcomes.exchange.name") String outcomesExchange) {
+    public RabbitMqAdmin(RabbitMqConnection connection, LedgerConfig config, MeterRegistry metrics) {
         this.connection = connection;
         this.enabled = config.messaging().rabbitmq().enabled();
-        this.queue = queue;
-        this.outcomesExchange = outcomesExchange;
+        this.queue = RabbitMqCommands.QUEUE;
         if (enabled) {
             Gauge.builder("ledger.commands.queued", queued, AtomicLong::get)
                     .description("Commands waiting in the commands queue (the consumer's lag); -1 until read")
@@ -63,14 +54,8 @@ public class RabbitMqAdmin {
 
     private void look() {
         Uni<Void> connected = client.isConnected() ? Uni.createFrom().voidItem() : client.start();
-        connected
-                .chain(() -> declared ? Uni.createFrom().voidItem()
-                        // as the connector declares it (durable, not auto-deleted), so both declarations agree
-                        : client.exchangeDeclare(outcomesExchange, "topic", true, false, new JsonObject())
-                                .invoke(() -> declared = true))
-                .chain(() -> client.messageCount(queue))
-                .subscribe().with(queued::set,
-                        failure -> LOG.debugf("Broker not reachable for the lag and the outcome exchange: %s", failure));
+        connected.chain(() -> client.messageCount(queue))
+                .subscribe().with(queued::set, failure -> LOG.debugf("Broker not reachable for the lag: %s", failure));
     }
 
     void stop(@Observes ShutdownEvent stopping, Vertx vertx) {

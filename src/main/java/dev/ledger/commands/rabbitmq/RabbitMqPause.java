@@ -7,8 +7,6 @@ import dev.ledger.shard.Shards;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.smallrye.reactive.messaging.ChannelRegistry;
-import io.smallrye.reactive.messaging.PausableChannel;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.LinkedHashMap;
@@ -19,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Pauses the consumption of RabbitMQ's commands while their dependencies are away: the circuit breaker
  * {@code commands} ({@code ledger.messaging.rabbitmq.breaker.*}) counts the commands that met an unavailable
- * store or Postgres; when it opens, the channel is paused (the prefetched commands are requeued after
- * their back-off, nothing new arrives), and after {@code ledger.messaging.rabbitmq.pause} it is resumed for a
+ * store or Postgres; when it opens, the consumer is cancelled (the commands delivered already are
+ * requeued after their back-off, nothing new arrives), and after {@code ledger.messaging.rabbitmq.pause} it is resumed for a
  * trial. {@code ledger_commands_pauses_total} counts the pauses. (Kafka's door needs none: a command retried
  * in place holds its lane, and a shard whose records fill its budget has its clients' partitions paused.)
  *
@@ -32,17 +30,15 @@ import java.util.concurrent.TimeUnit;
  */
 @ApplicationScoped
 public class RabbitMqPause {
-    static final String CHANNEL = "commands";
-
     private final Shards shards;
-    private final ChannelRegistry channels;
+    private final RabbitMqCommands consumer;
     private final Counter pauses;
     /** Each shard's breaker, by shard name, and the state it last moved to. */
     private final Map<String, CircuitBreaker> breakers = new LinkedHashMap<>();
     private final Map<String, CircuitBreaker.State> states = new ConcurrentHashMap<>();
 
-    public RabbitMqPause(ChannelRegistry channels, Breakers factory, LedgerConfig config, MeterRegistry metrics, Shards shards) {
-        this.channels = channels;
+    public RabbitMqPause(RabbitMqCommands consumer, Breakers factory, LedgerConfig config, MeterRegistry metrics, Shards shards) {
+        this.consumer = consumer;
         this.shards = shards;
         this.pauses = Counter.builder("ledger.commands.pauses")
                 .description("Times the consumption of commands paused for unavailable dependencies").register(metrics);
@@ -59,22 +55,18 @@ public class RabbitMqPause {
         }
     }
 
-    /** A breaker moved: the channel paused while every shard's breaker is open, resumed (for a trial) otherwise. */
+    /** A breaker moved: consumption paused while every shard's breaker is open, resumed (for a trial) otherwise. */
     private synchronized void moved(String shard, CircuitBreaker.State state) {
         states.put(shard, state);
-        PausableChannel channel = channels.getPausable(CHANNEL);
-        if (channel == null) {
-            return;
-        }
         boolean everyOpen = states.values().stream()
                 .allMatch(each -> each == CircuitBreaker.State.OPEN || each == CircuitBreaker.State.FORCED_OPEN);
         if (everyOpen) {
-            if (!channel.isPaused()) {
-                channel.pause();
+            if (!consumer.paused()) {
+                consumer.pause();
                 pauses.increment();
             }
-        } else if (channel.isPaused()) {
-            channel.resume();
+        } else if (consumer.paused()) {
+            consumer.resume();
         }
     }
 
@@ -90,7 +82,6 @@ public class RabbitMqPause {
 
     /** Whether consumption is paused now. */
     public boolean paused() {
-        PausableChannel channel = channels.getPausable(CHANNEL);
-        return channel != null && channel.isPaused();
+        return consumer.paused();
     }
 }
