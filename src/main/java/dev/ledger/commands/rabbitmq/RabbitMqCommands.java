@@ -175,6 +175,7 @@ public class RabbitMqCommands {
         try {
             connection = link.connect("ledger-commands");
             Channel channel = connection.createChannel();
+            link.closesWithItsChannel(channel);
             declare(channel);
             channel.basicQos(prefetch);
             Consumption consumption = new Consumption(channel);

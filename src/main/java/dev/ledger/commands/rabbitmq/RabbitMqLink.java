@@ -119,6 +119,22 @@ public class RabbitMqLink {
         }
     }
 
+    /**
+     * Has a channel the broker closes (a channel error: an exchange deleted under it, say) take its connection with it,
+     * so that the connection's owner, who reconnects when it closes, does not keep a live connection with a dead channel.
+     */
+    void closesWithItsChannel(com.rabbitmq.client.Channel channel) {
+        channel.addShutdownListener(cause -> {
+            if (!cause.isHardError() && !cause.isInitiatedByApplication()) {
+                try {
+                    thread.execute(() -> channel.getConnection().abort(1_000));
+                } catch (RejectedExecutionException stopped) {
+                    // the service stops: its connections close with it
+                }
+            }
+        });
+    }
+
     /** Closes {@code channel}'s connection, waiting a second at most for the broker to agree. */
     static void close(com.rabbitmq.client.Channel channel) {
         try {

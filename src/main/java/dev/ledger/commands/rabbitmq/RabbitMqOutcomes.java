@@ -95,6 +95,7 @@ public class RabbitMqOutcomes {
         try {
             connection = link.connect("ledger-outcomes");
             com.rabbitmq.client.Channel channel = connection.createChannel();
+            link.closesWithItsChannel(channel);
             channel.exchangeDeclare(EXCHANGE, BuiltinExchangeType.TOPIC, true, false, Map.of());
             channel.confirmSelect();
             Publisher publisher = new Publisher(channel);

@@ -134,6 +134,28 @@ class CommandsTest {
         await().atMost(BOUND).until(() -> guest.depth(Broker.COMMANDS) == 0);
     }
 
+    /**
+     * A channel the broker closes (here: a publish to the outcome exchange, deleted under the service) takes its
+     * connection with it; the publisher connects again, declares the exchange again, and the command, given back
+     * after its failed publish, is answered as a replay. One connection of the outcomes' remains, not a live one with a
+     * dead channel beside the new one.
+     */
+    @Test
+    void aChannelTheBrokerClosedIsReplacedWithItsConnection() throws Exception {
+        guest.channel().exchangeDelete(Broker.OUTCOMES);
+        String account = LedgerApi.newAccount();
+        String key = LedgerApi.newKey();
+        send(key, command(account, "CREDIT", 70, 1));
+
+        Broker.Delivery reply = dev.next(replies, BOUND);
+        assertEquals(201, reply.status(), reply.body());
+        assertEquals(70, LedgerApi.balance(account), "applied once");
+        guest.channel().exchangeDeclarePassive(Broker.OUTCOMES);
+        await().atMost(BOUND).until(() -> BrokerUsers.ctl(null, "list_connections", "-p", Broker.virtualHost(), "client_properties")
+                .lines().filter(connection -> connection.contains("ledger-outcomes")).count() == 1);
+        await().atMost(BOUND).until(() -> guest.depth(Broker.COMMANDS) == 0);
+    }
+
     @Test
     void aRedeliveredOrRepeatedCommandIsAReplayAndAppliesNothing() throws Exception {
         String account = LedgerApi.newAccount();
