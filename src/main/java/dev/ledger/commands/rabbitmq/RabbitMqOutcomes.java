@@ -233,12 +233,14 @@ public class RabbitMqOutcomes {
             IOException failure = new IOException("the connection to RabbitMQ closed before the confirm", cause);
             waiting.values().forEach(each -> complete(each, failure));
             waiting.clear();
-            if (cause != null && !stopping) {
-                LOG.warnf("Commands: the outcomes' connection to RabbitMQ %s closed (%s); connecting again", link.broker(), cause.toString());
+            if (!stopping) { // closed by the broker, or by this service after a channel error
+                if (cause != null) {
+                    LOG.warnf("Commands: the outcomes' connection to RabbitMQ %s closed (%s); connecting again", link.broker(),
+                            cause.toString());
+                }
                 attempts.again();
             }
         }
-
     }
 
     private static void complete(CompletableFuture<Void> publish, Throwable failure) {
