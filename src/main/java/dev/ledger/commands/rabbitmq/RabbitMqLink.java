@@ -47,8 +47,9 @@ public class RabbitMqLink {
         this.factory = connection.factory();
         this.broker = connection.describe();
         factory.useNio();
+        // the client names its I/O thread rabbitmq-nio itself; a daemon, as the link's own thread
         factory.setNioParams(new NioParams().setNbIoThreads(1).setThreadFactory(runnable -> {
-            Thread t = new Thread(runnable, "ledger-commands-rabbitmq-io");
+            Thread t = new Thread(runnable);
             t.setDaemon(true);
             return t;
         }));
