@@ -21,7 +21,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
-import org.eclipse.microprofile.reactive.messaging.Message;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

@@ -24,7 +24,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.TimeUnit;
 
 import static dev.ledger.commands.CommandHeaders.KEY;
 import static dev.ledger.commands.CommandHeaders.REPLAYED;
