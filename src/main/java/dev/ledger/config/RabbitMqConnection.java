@@ -1,7 +1,6 @@
 package dev.ledger.config;
 
 import com.rabbitmq.client.ConnectionFactory;
-import io.vertx.rabbitmq.RabbitMQOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -30,12 +29,6 @@ public class RabbitMqConnection {
         this.username = username;
         this.password = password;
         this.virtualHost = virtualHost;
-    }
-
-    /** For Vert.x' RabbitMQ client; it does not reconnect by itself (its owner does). */
-    public RabbitMQOptions options() {
-        return new RabbitMQOptions().setHost(host).setPort(port).setUser(username).setPassword(password)
-                .setVirtualHost(virtualHost).setReconnectAttempts(0).setAutomaticRecoveryEnabled(false);
     }
 
     /** For RabbitMQ's Java client; connections it makes do not recover by themselves (their owner does). */

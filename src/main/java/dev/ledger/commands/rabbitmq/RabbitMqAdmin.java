@@ -1,41 +1,37 @@
 package dev.ledger.commands.rabbitmq;
 
 import dev.ledger.config.LedgerConfig;
-import dev.ledger.config.RabbitMqConnection;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
-import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.core.Vertx;
-import io.vertx.mutiny.rabbitmq.RabbitMQClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What the command door asks of the broker besides consuming and publishing, on a connection of its own:
- * every few seconds the depth of the commands queue, the consumer's lag, in /q/metrics as
- * {@code ledger_commands_queued} (-1 until read). It reconnects by itself after the broker went away.
+ * What the command door asks of the broker besides consuming and publishing: every few seconds the depth of the
+ * commands queue, the consumer's lag, in /q/metrics as {@code ledger_commands_queued} (-1 until read). Asked on the
+ * consumer's own channel, from the door's thread for calls that wait ({@link RabbitMqLink}); while the consumer is not
+ * connected the last depth read stays.
  */
 @ApplicationScoped
 public class RabbitMqAdmin {
     private static final Logger LOG = Logger.getLogger(RabbitMqAdmin.class);
     private static final long EVERY_MILLIS = 5000;
 
-    private final RabbitMqConnection connection;
+    private final RabbitMqLink link;
+    private final RabbitMqCommands commands;
     private final boolean enabled;
-    private final String queue;
     private final AtomicLong queued = new AtomicLong(-1);
-    private RabbitMQClient client;
-    private long timer = -1;
 
-    public RabbitMqAdmin(RabbitMqConnection connection, LedgerConfig config, MeterRegistry metrics) {
-        this.connection = connection;
+    public RabbitMqAdmin(RabbitMqLink link, RabbitMqCommands commands, LedgerConfig config, MeterRegistry metrics) {
+        this.link = link;
+        this.commands = commands;
         this.enabled = config.messaging().rabbitmq().enabled();
-        this.queue = RabbitMqCommands.QUEUE;
         if (enabled) {
             Gauge.builder("ledger.commands.queued", queued, AtomicLong::get)
                     .description("Commands waiting in the commands queue (the consumer's lag); -1 until read")
@@ -43,29 +39,17 @@ public class RabbitMqAdmin {
         }
     }
 
-    void start(@Observes StartupEvent started, Vertx vertx) {
-        if (!enabled) {
-            return;
+    void start(@Observes StartupEvent started) {
+        if (enabled) {
+            link.thread().scheduleWithFixedDelay(this::look, 0, EVERY_MILLIS, TimeUnit.MILLISECONDS);
         }
-        client = RabbitMQClient.create(vertx, connection.options());
-        look();
-        timer = vertx.setPeriodic(EVERY_MILLIS, id -> look());
     }
 
     private void look() {
-        Uni<Void> connected = client.isConnected() ? Uni.createFrom().voidItem() : client.start();
-        connected.chain(() -> client.messageCount(queue))
-                .subscribe().with(queued::set, failure -> LOG.debugf("Broker not reachable for the lag: %s", failure));
-    }
-
-    void stop(@Observes ShutdownEvent stopping, Vertx vertx) {
-        if (timer >= 0) {
-            vertx.cancelTimer(timer);
-        }
-        if (client != null) {
-            client.stop().subscribe().with(ignored -> {
-            }, ignored -> {
-            });
+        try {
+            commands.depth().ifPresent(queued::set);
+        } catch (IOException | RuntimeException failure) {
+            LOG.debugf("Broker not reachable for the lag: %s", failure);
         }
     }
 }

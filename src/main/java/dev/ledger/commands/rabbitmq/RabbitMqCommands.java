@@ -36,6 +36,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -138,6 +139,13 @@ public class RabbitMqCommands {
     boolean connected() {
         Consumption consumption = current;
         return consumption != null && consumption.channel.isOpen();
+    }
+
+    /** On the link's thread: the commands waiting in the queue (the consumer's lag), asked on the consumer's channel. */
+    OptionalLong depth() throws IOException {
+        Consumption consumption = current;
+        return consumption == null || !consumption.channel.isOpen() ? OptionalLong.empty()
+                : OptionalLong.of(consumption.channel.messageCount(QUEUE));
     }
 
     /** Stops consuming: nothing new arrives; what was delivered is still settled. */
