@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * Pauses the consumption of RabbitMQ's commands while their dependencies are away: the circuit breaker
  * {@code commands} ({@code ledger.messaging.rabbitmq.breaker.*}) counts the commands that met an unavailable
  * store or Postgres; when it opens, the consumer is cancelled (the commands delivered already are requeued after
- * their back-off, nothing new arrives), and after {@code ledger.messaging.rabbitmq.pause} it is resumed for a trial. {@code ledger_commands_pauses_total} counts the pauses. (Kafka's door needs none: a command retried
+ * their back-off, nothing new arrives), and after {@code ledger.messaging.rabbitmq.pause} it is resumed for a
+ * trial. {@code ledger_commands_pauses_total} counts the pauses. (Kafka's door needs none: a command retried
  * in place holds its lane, and a shard whose records fill its budget has its clients' partitions paused.)
  *
  * <p>With several PostgreSQL shards ({@link Shards}) each shard has a breaker of its own ({@code commands} the
