@@ -12,6 +12,7 @@ import dev.ledger.testing.PaymentLoad.Answer;
 import dev.ledger.testing.PaymentLoad.Payment;
 import dev.ledger.testing.PostgresServer;
 import dev.ledger.testing.RedisServer;
+import dev.ledger.testing.SecondLane;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -78,6 +79,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Each prints its counts. Skipped (an assumption) only where namespaces cannot be made: not root, or no {@code ip netns}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@SecondLane
 class NetworkPartitionIT {
     /** A balancer's probe timeout: every readiness answer must come within it. */
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);

@@ -6,6 +6,7 @@ import dev.ledger.outbox.EventTap;
 import dev.ledger.testing.Broker;
 import dev.ledger.testing.PackagedApp;
 import dev.ledger.testing.Prometheus;
+import dev.ledger.testing.SecondLane;
 import dev.ledger.testing.TcpProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,6 +37,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * own) scraping it every second sees an alert fire when its cause is produced and resolve when it is gone.
  * One application (events and commands over RabbitMQ, through a proxy the test can cut) for both.
  */
+@SecondLane
 class MonitoringIT {
     private static final Path RULES = Path.of("ops/prometheus/ledger-alerts.yml");
     private static final Path DASHBOARD = Path.of("ops/grafana/ledger-dashboard.json");
@@ -45,6 +48,9 @@ class MonitoringIT {
     /** The backlog rule's threshold (seconds) and the test's: the production rule waits 5 minutes. */
     private static final String BACKLOG = "max by (broker, shard) (ledger_events_oldest_unpublished_age_seconds) > ";
 
+    /** A database of its own: this class runs beside the others (docs/testing.md, "Two lanes"). */
+    private static final String DATABASE = PackagedApp.DATABASE + "_monitoring";
+
     private static TcpProxy broker;
     private static PackagedApp app;
     private static Prometheus prometheus;
@@ -53,9 +59,10 @@ class MonitoringIT {
     static void start() throws Exception {
         assumeTrue(PackagedApp.configured(), "no local servers configured (tests.it.pg-host): skipped where Dev Services run");
         assumeTrue(Prometheus.installed(), "needs prometheus (bash .ci/services)");
-        PackagedApp.recreateDatabase();
+        PackagedApp.recreateDatabase(DATABASE);
         broker = new TcpProxy(EventTap.SHARED_PORT);
-        app = PackagedApp.start(Map.of(
+        Map<String, String> env = new HashMap<>(PackagedApp.onDatabase(DATABASE, PackagedApp.PG_HOST));
+        env.putAll(Map.of(
                 "LEDGER_API_KEYS", "it:" + PackagedApp.sha256Hex(API_KEY),
                 "LEDGER_EVENTS_RABBITMQ_ENABLED", "true",
                 "LEDGER_MESSAGING_RABBITMQ_ENABLED", "true",
@@ -63,7 +70,8 @@ class MonitoringIT {
                 "RABBITMQ_PORT", Integer.toString(broker.port()),
                 "RABBITMQ_VIRTUAL_HOST", EventTap.SHARED_VHOST,
                 // no queue of the service's own piles up events on the shared broker
-                "LEDGER_EVENTS_RABBITMQ_QUEUE", ""), "monitoring-it.log");
+                "LEDGER_EVENTS_RABBITMQ_QUEUE", ""));
+        app = PackagedApp.start(env, "monitoring-it.log");
         String rules = Files.readString(RULES);
         assertTrue(rules.contains(BACKLOG + "300"), "the backlog rule as the test knows it");
         // seconds instead of minutes: every rule's for:, and the backlog's age

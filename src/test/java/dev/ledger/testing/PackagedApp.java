@@ -125,12 +125,22 @@ public final class PackagedApp implements AutoCloseable {
         recreateDatabase(DATABASE);
     }
 
-    private static void recreateDatabase(String database) throws Exception {
+    /** Drops and creates database {@code database} of the IT server: a class that runs beside others has one of its own. */
+    public static void recreateDatabase(String database) throws Exception {
         try (Connection admin = DriverManager.getConnection("jdbc:postgresql://" + PG_HOST + "/postgres", PG_USER, "");
              Statement sql = admin.createStatement()) {
             sql.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
             sql.execute("CREATE DATABASE " + database);
         }
+    }
+
+    /**
+     * The jar's settings for database {@code name} of the IT server: its requests reach it at {@code host} (the server,
+     * or a proxy in front of it), Flyway migrates it directly at start.
+     */
+    public static Map<String, String> onDatabase(String name, String host) {
+        return Map.of("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + host + "/" + name,
+                "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PG_HOST + "/" + name);
     }
 
     public static Connection database() throws Exception {

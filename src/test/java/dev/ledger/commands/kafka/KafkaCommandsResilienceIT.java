@@ -2,6 +2,7 @@ package dev.ledger.commands.kafka;
 
 import dev.ledger.testing.KafkaBroker;
 import dev.ledger.testing.PackagedApp;
+import dev.ledger.testing.SecondLane;
 import dev.ledger.testing.TcpProxy;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ledger is reconciled with every command sent: nothing lost, nothing applied twice, one account's
  * commands never reordered.
  */
+@SecondLane
 class KafkaCommandsResilienceIT {
     /**
      * A client of this run's own: the broker outlives a run on a developer's machine, and its topics
@@ -49,6 +51,8 @@ class KafkaCommandsResilienceIT {
     private static final String API_KEY = "kafka-resilience-it-key-0123456789";
     private static final Duration BOUND = Duration.ofSeconds(120);
     private static final int PARTITIONS = 4;
+    /** A database of its own: this class runs beside the others (docs/testing.md, "Two lanes"). */
+    private static final String DATABASE = PackagedApp.DATABASE + "_kafka_commands";
     private static TcpProxy postgres;
     private static final List<PackagedApp> apps = new ArrayList<>();
     private static KafkaProducer<byte[], byte[]> producer;
@@ -59,7 +63,7 @@ class KafkaCommandsResilienceIT {
     @BeforeAll
     static void start() throws Exception {
         Assumptions.assumeTrue(PackagedApp.configured(), "needs the local servers (bash .ci/services)");
-        PackagedApp.recreateDatabase();
+        PackagedApp.recreateDatabase(DATABASE);
         String bootstrap = KafkaBroker.bootstrap();
         try (Admin admin = KafkaBroker.admin()) {
             if (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(TOPIC)) {
@@ -94,7 +98,7 @@ class KafkaCommandsResilienceIT {
         env.put("LEDGER_IDEMPOTENCY_LEASE", "10s");
         // a small pool: the machine's PostgreSQL is shared (max_connections 100)
         env.put("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE", "5");
-        env.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://127.0.0.1:" + postgres.port() + "/" + PackagedApp.DATABASE);
+        env.putAll(PackagedApp.onDatabase(DATABASE, "127.0.0.1:" + postgres.port()));
         return PackagedApp.start(env, "kafka-commands-resilience-it-" + name + ".log");
     }
 
@@ -160,7 +164,7 @@ class KafkaCommandsResilienceIT {
         int applied = 0;
         int doubles = 0;
         int missing = 0;
-        try (Connection db = PackagedApp.database(); Statement sql = db.createStatement()) {
+        try (Connection db = PackagedApp.database(DATABASE); Statement sql = db.createStatement()) {
             for (Map.Entry<String, Integer> account : perAccount.entrySet()) {
                 try (ResultSet rows = sql.executeQuery("SELECT count(*), count(DISTINCT sequence), a.balance, a.last_sequence "
                         + "FROM accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id WHERE a.id = '" + account.getKey()

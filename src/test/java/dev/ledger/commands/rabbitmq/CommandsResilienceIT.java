@@ -7,6 +7,7 @@ import dev.ledger.testing.BrokerUsers;
 import dev.ledger.testing.Metrics;
 import dev.ledger.testing.PackagedApp;
 import dev.ledger.testing.RabbitMqNode;
+import dev.ledger.testing.SecondLane;
 import dev.ledger.testing.TcpProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -37,12 +38,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * seconds. After each, the ledger is reconciled with every command sent: nothing lost, nothing
  * applied twice.
  */
+@SecondLane
 class CommandsResilienceIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String CLIENT = "it";
     private static final String API_KEY = "commands-it-key-0123456789abcdef";
     private static final Duration BOUND = Duration.ofSeconds(60);
     private static final String NODE = "ledger-commands-it@localhost";
+    /** A database of its own: this class runs beside the others (docs/testing.md, "Two lanes"). */
+    private static final String DATABASE = PackagedApp.DATABASE + "_commands";
     private static RabbitMqNode node;
     private static TcpProxy postgres;
     private static PackagedApp app;
@@ -54,7 +58,7 @@ class CommandsResilienceIT {
     static void start() throws Exception {
         Assumptions.assumeTrue(PackagedApp.configured() && RabbitMqNode.installed(),
                 "needs the local servers and RabbitMQ installed (bash .ci/services)");
-        PackagedApp.recreateDatabase();
+        PackagedApp.recreateDatabase(DATABASE);
         node = new RabbitMqNode("ledger-commands-it", RabbitMqNode.FIRST_PORT + 3);
         BrokerUsers.ensure(CLIENT, NODE);
         postgres = new TcpProxy(Integer.parseInt(PackagedApp.PG_HOST.split(":")[1]));
@@ -71,7 +75,7 @@ class CommandsResilienceIT {
         env.put("RABBITMQ_VIRTUAL_HOST", "/");
         // a small pool: the machine's PostgreSQL is shared (max_connections 100)
         env.put("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE", "5");
-        env.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://127.0.0.1:" + postgres.port() + "/" + PackagedApp.DATABASE);
+        env.putAll(PackagedApp.onDatabase(DATABASE, "127.0.0.1:" + postgres.port()));
         app = PackagedApp.start(env, "commands-resilience-it.log");
         client = Broker.as(CLIENT, BrokerUsers.PASSWORD, node.port());
         observer = Broker.as("guest", "guest", node.port());
@@ -130,7 +134,7 @@ class CommandsResilienceIT {
     /** The ledger entries of the commands' accounts, counted in Postgres: account -> [entries, sum of amounts]. */
     private static Map<String, long[]> ledger(Map<String, String[]> commands) throws Exception {
         Map<String, long[]> byAccount = new HashMap<>();
-        try (Connection db = PackagedApp.database(); Statement sql = db.createStatement();
+        try (Connection db = PackagedApp.database(DATABASE); Statement sql = db.createStatement();
              ResultSet rows = sql.executeQuery("SELECT account_id, count(*), sum(amount) FROM ledger_entries GROUP BY account_id")) {
             while (rows.next()) {
                 byAccount.put(rows.getString(1), new long[]{rows.getLong(2), rows.getLong(3)});
