@@ -40,7 +40,7 @@ public final class EventTap implements AutoCloseable {
      * Deletes {@code vhost} on the shared broker and creates it anew (for a test whose broker outage or
      * queue must touch no other test), and returns the settings that point the service at it.
      */
-    static Map<String, String> freshVirtualHost(String vhost) {
+    public static Map<String, String> freshVirtualHost(String vhost) {
         try {
             try {
                 BrokerUsers.ctl(null, "delete_vhost", vhost);

@@ -48,8 +48,12 @@ class MonitoringIT {
     /** The backlog rule's threshold (seconds) and the test's: the production rule waits 5 minutes. */
     private static final String BACKLOG = "max by (broker, shard) (ledger_events_oldest_unpublished_age_seconds) > ";
 
-    /** A database of its own: this class runs beside the others (docs/testing.md, "Two lanes"). */
+    /**
+     * A database and a virtual host of its own: this class runs beside the others (docs/testing.md, "Two lanes"), and
+     * its command from a sender without a key must reach its own application, not dev mode's in {@code FirstContactIT}.
+     */
     private static final String DATABASE = PackagedApp.DATABASE + "_monitoring";
+    private static final String VHOST = "ledger-monitoring-it";
 
     private static TcpProxy broker;
     private static PackagedApp app;
@@ -60,6 +64,7 @@ class MonitoringIT {
         assumeTrue(PackagedApp.configured(), "no local servers configured (tests.it.pg-host): skipped where Dev Services run");
         assumeTrue(Prometheus.installed(), "needs prometheus (bash .ci/services)");
         PackagedApp.recreateDatabase(DATABASE);
+        EventTap.freshVirtualHost(VHOST);
         broker = new TcpProxy(EventTap.SHARED_PORT);
         Map<String, String> env = new HashMap<>(PackagedApp.onDatabase(DATABASE, PackagedApp.PG_HOST));
         env.putAll(Map.of(
@@ -68,7 +73,7 @@ class MonitoringIT {
                 "LEDGER_MESSAGING_RABBITMQ_ENABLED", "true",
                 "RABBITMQ_HOST", "127.0.0.1",
                 "RABBITMQ_PORT", Integer.toString(broker.port()),
-                "RABBITMQ_VIRTUAL_HOST", EventTap.SHARED_VHOST,
+                "RABBITMQ_VIRTUAL_HOST", VHOST,
                 // no queue of the service's own piles up events on the shared broker
                 "LEDGER_EVENTS_RABBITMQ_QUEUE", ""));
         app = PackagedApp.start(env, "monitoring-it.log");
@@ -110,7 +115,7 @@ class MonitoringIT {
         String body = "{\"type\":\"CREDIT\",\"amount\":5,\"sequence\":1}";
         assertEquals(201, app.post("/accounts/" + account + "/transactions", API_KEY, key, body).statusCode());
         assertEquals(201, app.post("/accounts/" + account + "/transactions", API_KEY, key, body).statusCode());
-        try (Broker guest = Broker.as("guest", "guest", EventTap.SHARED_PORT, EventTap.SHARED_VHOST)) {
+        try (Broker guest = Broker.as("guest", "guest", EventTap.SHARED_PORT, VHOST)) {
             guest.publish(Broker.command("cmd-" + System.nanoTime(), "guest", null).build(), body);
         }
         names.removeAll(KAFKA_ONLY);
