@@ -18,9 +18,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,11 +50,7 @@ class BalancedInstancesIT {
 
     @BeforeAll
     static void freshDatabaseAndTheCluster() throws Exception {
-        try (Connection admin = DriverManager.getConnection("jdbc:postgresql://" + PackagedApp.PG_HOST + "/postgres", PackagedApp.PG_USER, "");
-             Statement sql = admin.createStatement()) {
-            sql.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
-            sql.execute("CREATE DATABASE " + DATABASE);
-        }
+        PackagedApp.recreateDatabase(DATABASE);
         RedisCluster.start();
         RedisCluster.flushAll();
     }
@@ -82,8 +75,7 @@ class BalancedInstancesIT {
             env.put("BALANCED_INSTANCES", Integer.toString(INSTANCES));
             // .ci/balanced's own options, with the tests' C1 alone and class-data archive (PackagedApp.testJvmOptions)
             env.put("BALANCED_JAVA_OPTS", "-Xms64m -Xmx160m -XX:+UseSerialGC " + PackagedApp.testJvmOptions());
-            env.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PackagedApp.PG_HOST + "/" + DATABASE);
-            env.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PackagedApp.PG_HOST + "/" + DATABASE);
+            env.putAll(PackagedApp.onDatabase(DATABASE));
             env.put("QUARKUS_DATASOURCE_USERNAME", PackagedApp.PG_USER);
             // three instances share the machine's PostgreSQL (max_connections 100) with everything else
             env.put("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE", "10");

@@ -66,7 +66,7 @@ class MonitoringIT {
         PackagedApp.recreateDatabase(DATABASE);
         EventTap.freshVirtualHost(VHOST);
         broker = new TcpProxy(EventTap.SHARED_PORT);
-        Map<String, String> env = new HashMap<>(PackagedApp.onDatabase(DATABASE, PackagedApp.PG_HOST));
+        Map<String, String> env = new HashMap<>(PackagedApp.onDatabase(DATABASE));
         env.putAll(Map.of(
                 "LEDGER_API_KEYS", "it:" + PackagedApp.sha256Hex(API_KEY),
                 "LEDGER_EVENTS_RABBITMQ_ENABLED", "true",

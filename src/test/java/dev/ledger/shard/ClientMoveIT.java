@@ -81,17 +81,12 @@ class ClientMoveIT {
                 port = free.getLocalPort();
             }
         }
-        try (Connection admin = java.sql.DriverManager.getConnection("jdbc:postgresql://" + PackagedApp.PG_HOST + "/postgres",
-                PackagedApp.PG_USER, ""); Statement sql = admin.createStatement()) {
-            sql.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
-            sql.execute("CREATE DATABASE " + DATABASE);
-        }
+        PackagedApp.recreateDatabase(DATABASE);
         StringBuilder apiKeys = new StringBuilder();
         KEYS.forEach((client, key) -> apiKeys.append(apiKeys.isEmpty() ? "" : ",").append(client).append(':')
                 .append(PackagedApp.sha256Hex(key)));
-        Map<String, String> settings = new TreeMap<>(Map.of(
-                "QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PackagedApp.PG_HOST + "/" + DATABASE,
-                "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PackagedApp.PG_HOST + "/" + DATABASE,
+        Map<String, String> settings = new TreeMap<>(PackagedApp.onDatabase(DATABASE));
+        settings.putAll(Map.of(
                 "LEDGER_SHARDS_TWO_URL", "postgresql://127.0.0.1:" + port + "/postgres",
                 "LEDGER_SHARDS_TWO_USERNAME", "postgres",
                 "LEDGER_API_KEYS", apiKeys.toString(),

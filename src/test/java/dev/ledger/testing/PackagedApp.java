@@ -98,8 +98,7 @@ public final class PackagedApp implements AutoCloseable {
         String apiKey = "class-data-archive-key-0123456789";
         Map<String, String> environment = new HashMap<>();
         environment.put("JAVA_TOOL_OPTIONS", C1_ALONE + " -XX:ArchiveClassesAtExit=" + ARCHIVE);
-        environment.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PG_HOST + "/" + database);
-        environment.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PG_HOST + "/" + database);
+        environment.putAll(onDatabase(database));
         environment.put("LEDGER_API_KEYS", "cds:" + sha256Hex(apiKey));
         long started = System.nanoTime();
         PackagedApp app = start(environment, "packaged-app-cds.log");
@@ -134,9 +133,14 @@ public final class PackagedApp implements AutoCloseable {
         }
     }
 
+    /** The jar's settings (reactive and JDBC URLs) for database {@code name} of the IT server. */
+    public static Map<String, String> onDatabase(String name) {
+        return onDatabase(name, PG_HOST);
+    }
+
     /**
-     * The jar's settings for database {@code name} of the IT server: its requests reach it at {@code host} (the server,
-     * or a proxy in front of it), Flyway migrates it directly at start.
+     * As {@link #onDatabase(String)}, with the requests through {@code host} (a proxy in front of the server) and
+     * Flyway's migration at start directly.
      */
     public static Map<String, String> onDatabase(String name, String host) {
         return Map.of("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + host + "/" + name,
@@ -169,8 +173,7 @@ public final class PackagedApp implements AutoCloseable {
         env.keySet().removeIf(name -> name.startsWith("QUARKUS_") || name.startsWith("LEDGER_"));
         Map<String, String> settings = new HashMap<>();
         settings.put("QUARKUS_HTTP_PORT", Integer.toString(port));
-        settings.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://" + PG_HOST + "/" + DATABASE);
-        settings.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://" + PG_HOST + "/" + DATABASE);
+        settings.putAll(onDatabase(DATABASE));
         settings.put("QUARKUS_DATASOURCE_USERNAME", PG_USER);
         settings.put("QUARKUS_REDIS_HOSTS", REDIS);
         // no rounds of requests before readiness (about 3.5 s of every start here): only the tests of
